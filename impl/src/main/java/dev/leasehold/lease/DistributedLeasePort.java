@@ -1,0 +1,31 @@
+package dev.leasehold.lease;
+
+/**
+ * The provider-neutral lease port. Make an attempt first, keep it, and send the same attempt
+ * again after an {@code Indeterminate} outcome: that replay is recognised by the server and never
+ * grants more than the server still holds.
+ *
+ * <p>Implementations are threadsafe.
+ */
+public interface DistributedLeasePort {
+  /**
+   * A new attempt: a fresh secret owner token bound to {@code operationId}. Does no I/O.
+   *
+   * @throws IllegalArgumentException if the operation id is malformed
+   */
+  LeaseAttempt newAttempt(String operationId);
+
+  /**
+   * Acquires the lease, waiting up to {@link LeaseRequest#waitTimeout()} for a holder to go.
+   *
+   * @throws IllegalArgumentException before any I/O, if the request cannot be served (for example
+   *     a TTL not above the drift budget)
+   */
+  AcquireOutcome tryAcquire(LeaseRequest request);
+
+  /** Reads who holds the lease without changing anything. */
+  InspectOutcome inspect(LeaseInspection inspection);
+
+  /** The strongest guarantee a handle of this port can carry. */
+  LeaseGuarantee guarantee();
+}

@@ -1,0 +1,45 @@
+package dev.leasehold.lease;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.OptionalLong;
+
+/**
+ * A lease this process acquired (or replayed). Its budget is local: measured on a monotonic clock
+ * from the instant before the request was sent, minus the drift budget, and never more than the
+ * server reported. Once the budget is spent the state is {@link LeaseState#LOST}, and it stays so.
+ *
+ * <p>Implementations are threadsafe: a watchdog thread may renew while the application thread
+ * reads {@link #state()} or releases.
+ */
+public interface LeaseHandle extends AutoCloseable {
+  /** The current belief; stores {@code LOST} once the local budget is spent. */
+  LeaseState state();
+
+  /** How long the caller may still rely on the lease; zero unless {@code ACTIVE}. */
+  Duration remainingValidity();
+
+  /** The wall-clock instant the server was last seen to expire the lease at, from its reply PTTL. */
+  Instant observedServerExpiry();
+
+  /** The fencing token issued with this lease, when the provider issues one. */
+  OptionalLong fencingToken();
+
+  /**
+   * Extends (or shortens) the server lease to {@code ttl}. Sends nothing from {@code LOST} or
+   * {@code RELEASED}.
+   *
+   * @throws IllegalArgumentException if {@code ttl} is null, not above the drift budget or too long
+   */
+  RenewOutcome renew(Duration ttl);
+
+  /** Deletes the server lease if this attempt still holds it. Sends nothing from {@code LOST} or {@code RELEASED}. */
+  ReleaseOutcome release();
+
+  /** {@code FENCED} only when this handle carries a fencing token the effect store can check. */
+  LeaseGuarantee guarantee();
+
+  /** Releases if still live and ignores the outcome; call {@link #release()} to learn it. Idempotent. */
+  @Override
+  void close();
+}

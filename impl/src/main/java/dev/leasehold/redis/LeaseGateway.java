@@ -1,0 +1,31 @@
+package dev.leasehold.redis;
+
+import java.time.Duration;
+
+/**
+ * The adapter's only view of Redis: the four scripts and WAIT. {@link LettuceLeaseGateway} runs
+ * them on a real server; tests put a simulated or fault-injecting Redis behind this interface.
+ *
+ * <p>Every method either returns the script's decoded reply or throws {@link GatewayException}
+ * saying whether the command could have been applied. Implementations must be threadsafe.
+ */
+public interface LeaseGateway extends AutoCloseable {
+  /** ACQUIRE: set {@code ownership} with {@code ttlMillis} if absent and issue a token; never extend. */
+  GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode);
+
+  /** RENEW: {@code PEXPIRE ttlMillis} if the key holds {@code ownership}. */
+  GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis);
+
+  /** RELEASE: delete the key if it holds {@code ownership}. */
+  GatewayReply.Change release(LeaseKeys keys, String ownership);
+
+  /** INSPECT: read-only. */
+  GatewayReply.Inspect inspect(LeaseKeys keys, String ownership);
+
+  /** {@code WAIT replicas timeout} on the connection that ran the last write: replicas that acknowledged. */
+  long waitForReplicas(int replicas, Duration timeout);
+
+  /** Closes what this gateway opened; idempotent. */
+  @Override
+  void close();
+}

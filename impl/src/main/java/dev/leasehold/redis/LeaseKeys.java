@@ -1,0 +1,28 @@
+package dev.leasehold.redis;
+
+import java.util.regex.Pattern;
+
+/**
+ * The Redis keys of one lease: {@code <namespace>:lease:v<keyVersion>:{<purpose>:<digest>}} for the
+ * lease value and the same plus {@code :fence} for its fencing counter. The braces are a hash tag,
+ * so both keys sit in one Redis Cluster slot and one script can touch both.
+ *
+ * <p>This record is immutable.
+ *
+ * @param lease the key holding {@code ownerToken:operationId} with a PX expiry
+ * @param fence the counter the fencing tokens come from; it has no TTL so it survives expiry
+ */
+public record LeaseKeys(String lease, String fence) {
+  static final Pattern NAMESPACE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+  /** The channel RELEASE publishes on when it deletes this lease, so waiters can try at once. */
+  public String releaseChannel() {
+    return lease + ":released";
+  }
+
+  /** The keys for a purpose and digest that {@code LeaseRequest} already validated. */
+  static LeaseKeys of(String namespace, int keyVersion, String purpose, String digest) {
+    String lease = namespace + ":lease:v" + keyVersion + ":{" + purpose + ":" + digest + "}";
+    return new LeaseKeys(lease, lease + ":fence");
+  }
+}

@@ -1,0 +1,223 @@
+package dev.leasehold.redis;
+
+import dev.leasehold.lease.AcquireOutcome;
+import dev.leasehold.lease.DistributedLeasePort;
+import dev.leasehold.lease.InspectOutcome;
+import dev.leasehold.lease.LeaseAttempt;
+import dev.leasehold.lease.LeaseGuarantee;
+import dev.leasehold.lease.LeaseInspection;
+import dev.leasehold.lease.LeaseRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.WeakHashMap;
+
+/**
+ * The Redis lease adapter: {@link DistributedLeasePort} over a {@link LeaseGateway}.
+ *
+ * <p>Every budget is measured from the monotonic instant before the request was sent and is
+ * {@code min(granted TTL, reported PTTL) - driftBudget}; a replay gets what the server has left,
+ * never a fresh TTL. Handles of one attempt share its {@link AttemptLedger}: keep using one adapter
+ * for one attempt.
+ *
+ * <p>This class is threadsafe.
+ */
+public final class RedisLeaseAdapter implements DistributedLeasePort {
+  private static final Base64.Encoder TOKEN_ENCODER = Base64.getUrlEncoder().withoutPadding();
+  /** The shortest pause between tries while waiting, so a zero PTTL does not spin. */
+  private static final Duration MIN_RETRY_PAUSE = Duration.ofMillis(1);
+
+  private final RedisLeaseConfig config;
+  private final Map<LeaseAttempt, AttemptLedger> ledgers = Collections.synchronizedMap(new WeakHashMap<>());
+
+  RedisLeaseAdapter(RedisLeaseConfig config) {
+    this.config = config;
+  }
+
+  /** Starts a configuration over {@code gateway}. */
+  public static RedisLeaseConfig.Builder builder(LeaseGateway gateway) {
+    return new RedisLeaseConfig.Builder(gateway);
+  }
+
+  public RedisLeaseConfig config() {
+    return config;
+  }
+
+  @Override
+  public LeaseAttempt newAttempt(String operationId) {
+    LeaseAttempt.validOperationId(operationId);
+    byte[] bytes = new byte[24];
+    config.random().nextBytes(bytes);
+    return new LeaseAttempt(TOKEN_ENCODER.encodeToString(bytes), operationId);
+  }
+
+  @Override
+  public AcquireOutcome tryAcquire(LeaseRequest request) {
+    if (request == null) {
+      throw new IllegalArgumentException("request must not be null");
+    }
+    long ttlMs = config.ttlMillis("leaseTtl", request.leaseTtl());
+    LeaseKeys keys = keys(request.purpose(), request.resourceDigest());
+    long waitNanos = request.waitTimeout().toNanos();
+    long deadline = config.monotonicNanos().getAsLong() + waitNanos;
+    while (true) {
+      AcquireOutcome outcome = acquireOnce(request.attempt(), keys, ttlMs);
+      Duration pause = retryPause(outcome);
+      if (waitNanos == 0 || pause == null) {
+        return outcome;
+      }
+      long left = deadline - config.monotonicNanos().getAsLong();
+      if (left <= 0) {
+        return outcome;
+      }
+      try {
+        config.sleeper().sleep(keys, Duration.ofNanos(Math.min(left, jitter(pause).toNanos())));
+      } catch (InterruptedException e) {
+        // Nothing is in flight while sleeping, so the last outcome is still the honest one.
+        Thread.currentThread().interrupt();
+        return outcome;
+      }
+      if (config.monotonicNanos().getAsLong() - deadline >= 0) {
+        return outcome;
+      }
+    }
+  }
+
+  /**
+   * How long to pause before trying the same attempt again, or null when the outcome is final.
+   * An indeterminate try is retried with the same attempt: a replay, never a new acquisition.
+   */
+  private Duration retryPause(AcquireOutcome outcome) {
+    if (outcome instanceof AcquireOutcome.Contended c) {
+      return c.retryAfter();
+    }
+    if (outcome instanceof AcquireOutcome.Overloaded o) {
+      return o.retryAfter();
+    }
+    if (outcome instanceof AcquireOutcome.Unavailable || outcome instanceof AcquireOutcome.Indeterminate) {
+      return config.contentionRetryAfter();
+    }
+    return null;
+  }
+
+  /** Full jitter on the upper half: between half and all of {@code pause}, at least 1 ms. */
+  private Duration jitter(Duration pause) {
+    long nanos = Math.max(pause.toNanos(), MIN_RETRY_PAUSE.toNanos());
+    long half = nanos / 2;
+    long extra = half == 0 ? 0 : Math.floorMod(config.random().nextLong(), half + 1);
+    return Duration.ofNanos(half + extra);
+  }
+
+  private AcquireOutcome acquireOnce(LeaseAttempt attempt, LeaseKeys keys, long ttlMs) {
+    AttemptLedger ledger = ledger(attempt);
+    long start = config.monotonicNanos().getAsLong();
+    Instant wallStart = config.wallClock().instant();
+    GatewayReply.Acquire reply;
+    try {
+      reply = config.gateway().acquire(keys, attempt.ownership(), attempt.ownerToken(), ttlMs, config.fenceMode());
+    } catch (GatewayException e) {
+      return switch (e.failure()) {
+        case NOT_SENT, REFUSED -> new AcquireOutcome.Unavailable(e.getMessage());
+        case OVERLOADED -> new AcquireOutcome.Overloaded(config.contentionRetryAfter());
+        case AMBIGUOUS -> new AcquireOutcome.Indeterminate(attempt.operationId());
+      };
+    }
+    if (reply instanceof GatewayReply.Granted g) {
+      LeaseGuarantee guarantee = durable() ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
+      RedisLeaseHandle handle = open(attempt, ledger, keys, g.fencingToken(), guarantee, start, wallStart,
+          Math.min(ttlMs, g.pttl()), null);
+      return new AcquireOutcome.Acquired(handle);
+    }
+    if (reply instanceof GatewayReply.Replayed r) {
+      // No expiry (-1) means someone PERSISTed our key: the server keeps it at least the request TTL.
+      long serverMs = r.pttl() == -1 ? ttlMs : Math.min(ttlMs, r.pttl());
+      RedisLeaseHandle live = ledger.handle();
+      RedisLeaseHandle handle = open(attempt, ledger, keys, r.fencingToken(),
+          live != null ? live.guarantee() : replayGuarantee(), start, wallStart, serverMs, live);
+      return new AcquireOutcome.ReplayedSameOperation(handle);
+    }
+    GatewayReply.HeldByOther h = (GatewayReply.HeldByOther) reply;
+    if (h.sameOwnerToken()) {
+      return new AcquireOutcome.OwnerOperationConflict();
+    }
+    return new AcquireOutcome.Contended(h.pttl() > 0 ? Duration.ofMillis(h.pttl()) : config.contentionRetryAfter());
+  }
+
+  /**
+   * The handle for a grant or a replay. A replay while this attempt's handle is still live
+   * refreshes that handle, so one attempt never has two live handles; otherwise a new handle
+   * supersedes the old one (a grant means the server had lost the old lease).
+   */
+  private RedisLeaseHandle open(LeaseAttempt attempt, AttemptLedger ledger, LeaseKeys keys, long token,
+      LeaseGuarantee guarantee, long start, Instant wallStart, long serverMs, RedisLeaseHandle replayInto) {
+    synchronized (ledger) {
+      if (replayInto != null && replayInto.absorbReplay(start, wallStart, serverMs)) {
+        return replayInto;
+      }
+      RedisLeaseHandle previous = ledger.handle();
+      if (previous != null) {
+        previous.supersede();
+      }
+      RedisLeaseHandle handle = new RedisLeaseHandle(config, attempt, ledger, keys,
+          token > 0 ? OptionalLong.of(token) : OptionalLong.empty(), guarantee, start, wallStart, serverMs);
+      ledger.handle(handle);
+      return handle;
+    }
+  }
+
+  /** Without the grant's own WAIT result, a replay cannot vouch for replication. */
+  private LeaseGuarantee replayGuarantee() {
+    return config.replicaAcks() == 0 ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
+  }
+
+  /** Whether the grant just made reached the replicas the configuration asks for. */
+  private boolean durable() {
+    if (config.replicaAcks() == 0) {
+      return true;
+    }
+    try {
+      return config.gateway().waitForReplicas(config.replicaAcks(), config.replicaAckTimeout()) >= config.replicaAcks();
+    } catch (GatewayException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public InspectOutcome inspect(LeaseInspection inspection) {
+    if (inspection == null) {
+      throw new IllegalArgumentException("inspection must not be null");
+    }
+    LeaseKeys keys = keys(inspection.purpose(), inspection.resourceDigest());
+    GatewayReply.Inspect reply;
+    try {
+      reply = config.gateway().inspect(keys, inspection.attempt().ownership());
+    } catch (GatewayException e) {
+      return e.provablyNotApplied()
+          ? new InspectOutcome.Unavailable(e.getMessage())
+          : new InspectOutcome.Indeterminate(e.getMessage());
+    }
+    if (reply instanceof GatewayReply.Occupied o) {
+      return new InspectOutcome.Held(o.thisAttempt(), Duration.ofMillis(Math.max(0, o.pttl())),
+          o.fencingToken() > 0 ? OptionalLong.of(o.fencingToken()) : OptionalLong.empty());
+    }
+    return new InspectOutcome.Absent();
+  }
+
+  /** Every grant carries a fencing token; without replica acknowledgement it may not survive a failover. */
+  @Override
+  public LeaseGuarantee guarantee() {
+    return LeaseGuarantee.FENCED;
+  }
+
+  /** The keys of one lease under this adapter's namespace and key version. */
+  public LeaseKeys keys(String purpose, String resourceDigest) {
+    return LeaseKeys.of(config.namespace(), config.keyVersion(), purpose, resourceDigest);
+  }
+
+  private AttemptLedger ledger(LeaseAttempt attempt) {
+    return ledgers.computeIfAbsent(attempt, a -> new AttemptLedger());
+  }
+}

@@ -1,0 +1,269 @@
+package dev.leasehold.redis;
+
+import dev.leasehold.lease.LeaseAttempt;
+import dev.leasehold.lease.LeaseGuarantee;
+import dev.leasehold.lease.LeaseHandle;
+import dev.leasehold.lease.LeaseState;
+import dev.leasehold.lease.ReleaseOutcome;
+import dev.leasehold.lease.RenewOutcome;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
+
+/**
+ * A lease held through a {@link RedisLeaseAdapter}: the client half of the protocol in
+ * {@code spec/Lease.tla}. The belief (state, local deadline, server expiry) is one immutable
+ * {@link Belief} swapped atomically, so {@link #state()} never blocks and always agrees with the
+ * last outcome; renew and release are serialized by a lock so a watchdog thread and the
+ * application thread never have two requests of one handle in flight.
+ *
+ * <p>This class is threadsafe.
+ */
+public final class RedisLeaseHandle implements LeaseHandle {
+  /** One consistent view of the lease; {@code deadline} is on the monotonic clock, in ns. */
+  record Belief(LeaseState state, long deadline, Instant serverExpiry) {}
+
+  private final RedisLeaseConfig config;
+  private final LeaseAttempt attempt;
+  private final AttemptLedger ledger;
+  private final LeaseKeys keys;
+  private final OptionalLong fencingToken;
+  private final LeaseGuarantee guarantee;
+  private final long driftNanos;
+  private final ReentrantLock requests = new ReentrantLock();
+  private final AtomicReference<Belief> belief;
+
+  RedisLeaseHandle(RedisLeaseConfig config, LeaseAttempt attempt, AttemptLedger ledger, LeaseKeys keys,
+      OptionalLong fencingToken, LeaseGuarantee guarantee, long start, Instant wallStart, long serverMs) {
+    this.config = config;
+    this.attempt = attempt;
+    this.ledger = ledger;
+    this.keys = keys;
+    this.fencingToken = fencingToken;
+    this.guarantee = fencingToken.isPresent() ? guarantee : LeaseGuarantee.EFFICIENCY_ONLY;
+    this.driftNanos = config.driftBudget().toNanos();
+    this.belief = new AtomicReference<>(granted(start, wallStart, serverMs));
+  }
+
+  /**
+   * The belief after the server granted (or reported) {@code serverMs} at a request sent at
+   * {@code start}: capped by the attempt's pending renews, never ACTIVE while a release of the
+   * attempt may still delete the lease.
+   */
+  private Belief granted(long start, Instant wallStart, long serverMs) {
+    long budgetMs = Math.min(serverMs, ledger.renewFloorMs());
+    long deadline = start + Duration.ofMillis(Math.max(0, budgetMs)).toNanos() - driftNanos;
+    LeaseState state = ledger.releaseMayDelete() ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
+    return expire(new Belief(state, deadline, wallStart.plusMillis(Math.max(0, serverMs))));
+  }
+
+  /** Local expiry, stored: a live belief whose deadline has passed becomes LOST for good. */
+  private Belief expire(Belief b) {
+    if (b.state().isLive() && config.monotonicNanos().getAsLong() - b.deadline() >= 0) {
+      return new Belief(LeaseState.LOST, b.deadline(), b.serverExpiry());
+    }
+    return b;
+  }
+
+  private Belief update(UnaryOperator<Belief> change) {
+    return belief.updateAndGet(b -> expire(change.apply(expire(b))));
+  }
+
+  private Belief current() {
+    return update(UnaryOperator.identity());
+  }
+
+  @Override
+  public LeaseState state() {
+    return current().state();
+  }
+
+  @Override
+  public Duration remainingValidity() {
+    Belief b = current();
+    if (b.state() != LeaseState.ACTIVE) {
+      return Duration.ZERO;
+    }
+    return Duration.ofNanos(Math.max(0, b.deadline() - config.monotonicNanos().getAsLong()));
+  }
+
+  @Override
+  public Instant observedServerExpiry() {
+    return current().serverExpiry();
+  }
+
+  @Override
+  public OptionalLong fencingToken() {
+    return fencingToken;
+  }
+
+  @Override
+  public LeaseGuarantee guarantee() {
+    return guarantee;
+  }
+
+  @Override
+  public RenewOutcome renew(Duration ttl) {
+    long ttlMs = config.ttlMillis("ttl", ttl);
+    try {
+      requests.lockInterruptibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new RenewOutcome.Unavailable("interrupted before sending");
+    }
+    try {
+      Belief before = current();
+      if (!before.state().isLive() || (before.state() == LeaseState.UNKNOWN && ledger.releaseMayDelete())) {
+        return new RenewOutcome.NotActive(before.state());
+      }
+      long start = config.monotonicNanos().getAsLong();
+      Instant wallStart = config.wallClock().instant();
+      GatewayReply.Change change;
+      ledger.beginRenew(ttlMs);
+      try {
+        change = config.gateway().renew(keys, attempt.ownership(), ttlMs);
+      } catch (GatewayException e) {
+        ledger.endRenew(ttlMs, !e.provablyNotApplied());
+        return renewFailed(e, start, ttlMs);
+      }
+      ledger.endRenew(ttlMs, false);
+      return switch (change) {
+        case APPLIED -> renewed(start, wallStart, ttlMs);
+        case ABSENT -> lost("lease absent: expired or deleted on the server");
+        case OTHER -> lost("lease held by another attempt");
+      };
+    } finally {
+      requests.unlock();
+    }
+  }
+
+  private RenewOutcome renewed(long start, Instant wallStart, long ttlMs) {
+    Belief after = update(b -> b.state().isLive() ? granted(start, wallStart, ttlMs) : b);
+    if (after.state() == LeaseState.LOST) {
+      // The old budget ran out while the request was in flight; LOST stays LOST.
+      return new RenewOutcome.Lost("local validity ran out before the renew reply arrived");
+    }
+    if (after.state() != LeaseState.ACTIVE) {
+      return new RenewOutcome.Indeterminate("a release of this attempt may still delete the lease");
+    }
+    return new RenewOutcome.Renewed(remainingValidity());
+  }
+
+  private RenewOutcome lost(String reason) {
+    update(b -> b.state().isLive() ? new Belief(LeaseState.LOST, b.deadline(), b.serverExpiry()) : b);
+    return new RenewOutcome.Lost(reason);
+  }
+
+  private RenewOutcome renewFailed(GatewayException e, long start, long ttlMs) {
+    switch (e.failure()) {
+      case NOT_SENT, REFUSED:
+        return new RenewOutcome.Unavailable(e.getMessage());
+      case OVERLOADED:
+        return new RenewOutcome.Overloaded(config.contentionRetryAfter());
+      default:
+        // It may have run, perhaps with a shorter TTL: keep only what both cases allow.
+        long shorter = start + Duration.ofMillis(ttlMs).toNanos() - driftNanos;
+        Belief after = update(b -> b.state().isLive()
+            ? new Belief(LeaseState.UNKNOWN, Math.min(b.deadline(), shorter), b.serverExpiry())
+            : b);
+        if (after.state() == LeaseState.LOST) {
+          return new RenewOutcome.Lost("local validity ran out while the renew was unanswered");
+        }
+        return new RenewOutcome.Indeterminate(e.getMessage());
+    }
+  }
+
+  @Override
+  public ReleaseOutcome release() {
+    try {
+      requests.lockInterruptibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new ReleaseOutcome.Unavailable("interrupted before sending");
+    }
+    try {
+      Belief before = current();
+      if (!before.state().isLive()) {
+        return new ReleaseOutcome.NotActive(before.state());
+      }
+      GatewayReply.Change change;
+      ledger.beginRelease();
+      try {
+        change = config.gateway().release(keys, attempt.ownership());
+      } catch (GatewayException e) {
+        ledger.endRelease(!e.provablyNotApplied());
+        return releaseFailed(e);
+      }
+      ledger.endRelease(false);
+      return switch (change) {
+        case APPLIED -> settle(LeaseState.RELEASED, new ReleaseOutcome.Released());
+        case ABSENT -> settle(LeaseState.RELEASED, new ReleaseOutcome.AlreadyAbsent());
+        case OTHER -> settle(LeaseState.LOST, new ReleaseOutcome.NotOwner());
+      };
+    } finally {
+      requests.unlock();
+    }
+  }
+
+  /** A definite release reply ends a live handle; one whose budget ran out in flight stays LOST. */
+  private ReleaseOutcome settle(LeaseState end, ReleaseOutcome outcome) {
+    update(b -> b.state().isLive() ? new Belief(end, b.deadline(), b.serverExpiry()) : b);
+    return outcome;
+  }
+
+  private ReleaseOutcome releaseFailed(GatewayException e) {
+    switch (e.failure()) {
+      case NOT_SENT, REFUSED:
+        return new ReleaseOutcome.Unavailable(e.getMessage());
+      case OVERLOADED:
+        return new ReleaseOutcome.Overloaded(config.contentionRetryAfter());
+      default:
+        Belief after = update(b -> b.state().isLive() ? new Belief(LeaseState.UNKNOWN, b.deadline(), b.serverExpiry()) : b);
+        if (after.state() == LeaseState.LOST) {
+          return new ReleaseOutcome.NotActive(LeaseState.LOST);
+        }
+        return new ReleaseOutcome.Indeterminate(e.getMessage());
+    }
+  }
+
+  /**
+   * A replay of this handle's attempt succeeded while the handle is live: adopt the server's
+   * report. Both the old deadline and the new one are lower bounds of the server's expiry, so the
+   * later one is kept. Returns false if the handle is no longer live (the caller opens a new one).
+   */
+  boolean absorbReplay(long start, Instant wallStart, long serverMs) {
+    Belief after = update(b -> {
+      if (!b.state().isLive()) {
+        return b;
+      }
+      Belief fresh = granted(start, wallStart, serverMs);
+      if (b.state() == LeaseState.ACTIVE && fresh.state() == LeaseState.ACTIVE && b.deadline() - fresh.deadline() > 0) {
+        return b;
+      }
+      return fresh.state() == LeaseState.LOST ? b : fresh;
+    });
+    return after.state().isLive();
+  }
+
+  /** A newer grant of the same attempt means the server had lost this handle's lease. */
+  void supersede() {
+    update(b -> b.state().isLive() ? new Belief(LeaseState.LOST, b.deadline(), b.serverExpiry()) : b);
+  }
+
+  @Override
+  public void close() {
+    if (current().state().isLive()) {
+      release();
+    }
+  }
+
+  @Override
+  public String toString() {
+    Belief b = current();
+    return "RedisLeaseHandle[key=" + keys.lease() + ", operationId=" + attempt.operationId()
+        + ", state=" + b.state() + ", fencingToken=" + fencingToken + "]";
+  }
+}
