@@ -64,9 +64,15 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     long waitNanos = request.waitTimeout().toNanos();
     long deadline = config.monotonicNanos().getAsLong() + waitNanos;
     while (true) {
+      // Every try sends the same attempt: after an Indeterminate one this is a replay.
       AcquireOutcome outcome = acquireOnce(request.attempt(), keys, ttlMs);
       Duration pause = retryPause(outcome);
       if (waitNanos == 0 || pause == null) {
+        return outcome;
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        // Interrupted during the try (lettuce gives the flag back as Indeterminate) or just after
+        // it: stop with the flag set. The last outcome says whether that request may have applied.
         return outcome;
       }
       long left = deadline - config.monotonicNanos().getAsLong();
@@ -74,13 +80,15 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
         return outcome;
       }
       try {
+        // Never past the deadline; a sleeper may return early (a release signal), then we try again.
         config.sleeper().sleep(keys, Duration.ofNanos(Math.min(left, jitter(pause).toNanos())));
       } catch (InterruptedException e) {
         // Nothing is in flight while sleeping, so the last outcome is still the honest one.
         Thread.currentThread().interrupt();
         return outcome;
       }
-      if (config.monotonicNanos().getAsLong() - deadline >= 0) {
+      if (Thread.currentThread().isInterrupted() || config.monotonicNanos().getAsLong() - deadline >= 0) {
+        // A sleeper that swallowed the interrupt but kept the flag must not lead to another send.
         return outcome;
       }
     }

@@ -231,21 +231,18 @@ public final class RedisLeaseHandle implements LeaseHandle {
 
   /**
    * A replay of this handle's attempt succeeded while the handle is live: adopt the server's
-   * report. Both the old deadline and the new one are lower bounds of the server's expiry, so the
-   * later one is kept. Returns false if the handle is no longer live (the caller opens a new one).
+   * report, which is newer than anything the handle knew (the lease may have been shortened since,
+   * by a late renew or from outside). Returns false if the handle is no longer live, so the caller
+   * opens a new one.
    */
   boolean absorbReplay(long start, Instant wallStart, long serverMs) {
-    Belief after = update(b -> {
-      if (!b.state().isLive()) {
-        return b;
-      }
-      Belief fresh = granted(start, wallStart, serverMs);
-      if (b.state() == LeaseState.ACTIVE && fresh.state() == LeaseState.ACTIVE && b.deadline() - fresh.deadline() > 0) {
-        return b;
-      }
-      return fresh.state() == LeaseState.LOST ? b : fresh;
+    boolean[] absorbed = new boolean[1];
+    update(b -> {
+      // updateAndGet may run this more than once; the last run decides.
+      absorbed[0] = b.state().isLive();
+      return absorbed[0] ? granted(start, wallStart, serverMs) : b;
     });
-    return after.state().isLive();
+    return absorbed[0];
   }
 
   /** A newer grant of the same attempt means the server had lost this handle's lease. */
