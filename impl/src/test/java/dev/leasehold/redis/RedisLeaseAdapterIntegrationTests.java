@@ -223,90 +223,6 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect5_serverKilledBeforeACallIsUnavailable_andTheServerIsUntouched() {
-    TestRedis own = TestRedis.start("killed-before");
-    try (LettuceLeaseGateway g = LettuceLeaseGateway.connect(own.uri(), COMMAND_TIMEOUT)) {
-      RedisLeaseAdapter a = RedisLeaseAdapter.builder(g).namespace("it").driftBudget(DRIFT).build();
-      own.ownedProcess().kill();
-      awaitDisconnected(g);
-      AcquireOutcome outcome = a.tryAcquire(request(a.newAttempt("op-1"), Duration.ofSeconds(5)));
-      assertInstanceOf(AcquireOutcome.Unavailable.class, outcome, outcome.toString());
-    } finally {
-      own.close();
-    }
-  }
-
-  @Test
-  void defect5_serverPausedDuringACallIsIndeterminate_thenReplayRecoversTheLease() {
-    TestRedis own = TestRedis.start("paused-during");
-    try (LettuceLeaseGateway g = LettuceLeaseGateway.connect(own.uri(), Duration.ofMillis(200))) {
-      RedisLeaseAdapter a = RedisLeaseAdapter.builder(g).namespace("it").driftBudget(DRIFT).build();
-      LeaseAttempt attempt = a.newAttempt("op-1");
-      own.ownedProcess().pause();
-      AcquireOutcome outcome;
-      try {
-        outcome = a.tryAcquire(request(attempt, Duration.ofSeconds(5)));
-      } finally {
-        own.ownedProcess().resume();
-      }
-      assertEquals(new AcquireOutcome.Indeterminate("op-1"), outcome);
-      // The request sat in the socket and ran when the server resumed: a replay finds it.
-      AcquireOutcome replay = a.tryAcquire(request(attempt, Duration.ofSeconds(5)));
-      assertTrue(replay instanceof AcquireOutcome.ReplayedSameOperation || replay instanceof AcquireOutcome.Acquired,
-          replay.toString());
-    } finally {
-      own.close();
-    }
-  }
-
-  @Test
-  void defect5_serverKilledDuringACallIsIndeterminate() {
-    TestRedis own = TestRedis.start("killed-during");
-    try (LettuceLeaseGateway g = LettuceLeaseGateway.connect(own.uri(), Duration.ofSeconds(2))) {
-      RedisLeaseAdapter a = RedisLeaseAdapter.builder(g).namespace("it").driftBudget(DRIFT).build();
-      own.ownedProcess().pause();
-      Thread killer = new Thread(() -> {
-        try {
-          Thread.sleep(200); // let the request reach the paused server's socket first
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        own.ownedProcess().kill();
-      });
-      killer.start();
-      AcquireOutcome outcome = a.tryAcquire(request(a.newAttempt("op-1"), Duration.ofSeconds(5)));
-      assertInstanceOf(AcquireOutcome.Indeterminate.class, outcome, outcome.toString());
-    } finally {
-      own.close();
-    }
-  }
-
-  @Test
-  void defect5_busyServerIsOverloaded_andNothingIsApplied() throws Exception {
-    TestRedis own = TestRedis.start("busy");
-    RedisClient client = RedisClient.create(own.uri());
-    try (LettuceLeaseGateway g = LettuceLeaseGateway.connect(own.uri(), Duration.ofSeconds(2));
-        StatefulRedisConnection<String, String> admin = client.connect()) {
-      admin.sync().configSet("busy-reply-threshold", "50");
-      RedisLeaseAdapter a = RedisLeaseAdapter.builder(g).namespace("it").driftBudget(DRIFT).build();
-      StatefulRedisConnection<String, String> blocker = client.connect();
-      var spinning = blocker.async().eval("local i = 0 while true do i = i + 1 end", io.lettuce.core.ScriptOutputType.INTEGER);
-      awaitBusy(client);
-      AcquireOutcome outcome = a.tryAcquire(request(a.newAttempt("op-1"), Duration.ofSeconds(5)));
-      assertInstanceOf(AcquireOutcome.Overloaded.class, outcome, outcome.toString());
-      try (StatefulRedisConnection<String, String> killer = client.connect()) {
-        killer.sync().scriptKill();
-      }
-      spinning.await(2, java.util.concurrent.TimeUnit.SECONDS);
-      blocker.close();
-      assertEquals(0, admin.sync().exists(a.keys("orders", digest).lease()), "a refused acquire applied nothing");
-    } finally {
-      client.shutdown();
-      own.close();
-    }
-  }
-
-  @Test
   void defect5_outOfMemoryServerIsOverloaded_andNothingIsApplied() {
     raw.configSet("maxmemory", "1");
     try {
@@ -423,25 +339,6 @@ class RedisLeaseAdapterIntegrationTests {
     assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
     raw.scriptFlush();
     assertInstanceOf(AcquireOutcome.Acquired.class, adapter.tryAcquire(request(attempt, Duration.ofSeconds(5))));
-  }
-
-  @Test
-  void serverRestartedEmpty_oldHandleIsLost_newGrantHasALargerTokenWithTheClockFloor() {
-    TestRedis own = TestRedis.start("restart");
-    try (LettuceLeaseGateway g = LettuceLeaseGateway.connect(own.uri(), COMMAND_TIMEOUT)) {
-      RedisLeaseAdapter a = RedisLeaseAdapter.builder(g).namespace("it").driftBudget(DRIFT).build();
-      LeaseHandle before = assertInstanceOf(AcquireOutcome.Acquired.class,
-          a.tryAcquire(request(a.newAttempt("op-1"), Duration.ofSeconds(5)))).handle();
-      own.ownedProcess().restart();
-      awaitConnected(g);
-      assertInstanceOf(RenewOutcome.Lost.class, before.renew(Duration.ofSeconds(5)));
-      LeaseHandle after = assertInstanceOf(AcquireOutcome.Acquired.class,
-          a.tryAcquire(request(a.newAttempt("op-2"), Duration.ofSeconds(5)))).handle();
-      assertTrue(after.fencingToken().orElseThrow() > before.fencingToken().orElseThrow(),
-          "the clock floor keeps tokens rising across an empty restart");
-    } finally {
-      own.close();
-    }
   }
 
   @Test
