@@ -178,12 +178,8 @@ public final class RedisLeaseHandle implements LeaseHandle {
 
   @Override
   public ReleaseOutcome release() {
-    try {
-      requests.lockInterruptibly();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new ReleaseOutcome.Unavailable("interrupted before sending");
-    }
+    // Not interruptible: release is cleanup, and a cancelled worker still has to give the lease back.
+    requests.lock();
     try {
       Belief before = current();
       if (!before.state().isLive()) {

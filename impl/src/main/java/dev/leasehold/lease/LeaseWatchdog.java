@@ -1,0 +1,415 @@
+package dev.leasehold.lease;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps leases renewed. Each {@link #watch registration} renews its handle with the TTL it was
+ * given, every {@code ttl / }{@link #DEFAULT_RENEW_DIVISOR} (and never later than half of what is
+ * left of the handle's validity), retries sooner after a definite failure ({@code Unavailable},
+ * {@code Overloaded}), and ends on the first of:
+ * <ul>
+ *   <li>the handle is released ({@code RELEASED}): ends quietly;</li>
+ *   <li>the caller's deadline ({@code stopAfter}) passes, or the registration is cancelled: ends
+ *       quietly, and the lease then expires on the server unless someone else renews it;</li>
+ *   <li>the handle becomes {@code LOST} or {@code UNKNOWN}: the {@link LossListener} is called
+ *       exactly once, with the state and the reason, and the registration ends. An {@code UNKNOWN}
+ *       lease might still be held, but nothing may rely on it, so it is reported, not retried.</li>
+ * </ul>
+ *
+ * <p>Renewals run on an injected {@link ScheduledExecutorService} (which {@link #close()} never
+ * shuts down) or on this watchdog's own single daemon thread, named {@code leasehold-watchdog-N},
+ * which {@link #close()} stops. With the single thread a slow renew (up to the command timeout)
+ * delays the others; inject a larger pool for many leases with short TTLs. At most
+ * {@link #DEFAULT_MAX_REGISTRATIONS} registrations are live at once.
+ *
+ * <p>This class is threadsafe.
+ */
+public final class LeaseWatchdog implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
+  private static final AtomicInteger THREADS = new AtomicInteger();
+
+  /** Live registrations allowed at once. Defaults to 1024. */
+  public static final int DEFAULT_MAX_REGISTRATIONS = 1024;
+  /** Renew every {@code ttl / 3}. */
+  public static final int DEFAULT_RENEW_DIVISOR = 3;
+  /** The shortest pause between two renewals of one handle: 5 ms. */
+  public static final Duration DEFAULT_MIN_INTERVAL = Duration.ofMillis(5);
+  /** How long {@link #close()} waits for a renewal in flight on the own thread: 5 s. */
+  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Told once that a watched lease became {@code LOST} or {@code UNKNOWN}. Runs on the watchdog thread. */
+  @FunctionalInterface
+  public interface LossListener {
+    void onLoss(LeaseLoss loss);
+  }
+
+  /**
+   * Why a watched lease can no longer be relied on.
+   *
+   * <p>This record is immutable.
+   *
+   * @param handle the watched handle
+   * @param state {@code LOST} or {@code UNKNOWN}
+   * @param reason what the watchdog saw; never contains the owner token
+   */
+  public record LeaseLoss(LeaseHandle handle, LeaseState state, String reason) {}
+
+  /** A live watch; cancelling it stops renewals without a callback. Threadsafe. */
+  public interface Registration extends AutoCloseable {
+    /** Stops renewing; idempotent. The listener is not called after this returns, unless it was already running. */
+    void cancel();
+
+    /** Whether renewals are still scheduled. */
+    boolean isActive();
+
+    /** Successful renewals so far. */
+    long renewals();
+
+    /** Same as {@link #cancel()}. */
+    @Override
+    default void close() {
+      cancel();
+    }
+  }
+
+  /**
+   * {@link #watch} refused: the watchdog is closed or full.
+   *
+   * <p>This class is immutable.
+   */
+  public static final class RegistrationRefusedException extends LeaseException {
+    private static final long serialVersionUID = 1L;
+
+    public RegistrationRefusedException(String message) {
+      super(message);
+    }
+  }
+
+  private final ScheduledExecutorService executor;
+  private final boolean ownsExecutor;
+  private final int maxRegistrations;
+  private final LongSupplier monotonicNanos;
+  private final Set<Watch> live = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger reserved = new AtomicInteger();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private LeaseWatchdog(Builder builder) {
+    this.ownsExecutor = builder.executor == null;
+    this.executor = ownsExecutor ? ownExecutor() : builder.executor;
+    this.maxRegistrations = builder.maxRegistrations;
+    this.monotonicNanos = builder.monotonicNanos;
+  }
+
+  private static ScheduledExecutorService ownExecutor() {
+    ThreadFactory factory = runnable -> {
+      Thread thread = new Thread(runnable, "leasehold-watchdog-" + THREADS.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+    ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, factory);
+    own.setRemoveOnCancelPolicy(true);
+    own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    return own;
+  }
+
+  /** A watchdog with its own daemon thread and {@link #DEFAULT_MAX_REGISTRATIONS}. */
+  public static LeaseWatchdog create() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Renews {@code handle} with {@code ttl} until it is released, lost or unknown. */
+  public Registration watch(LeaseHandle handle, Duration ttl, LossListener listener) {
+    return watch(handle, ttl, null, listener);
+  }
+
+  /**
+   * Renews {@code handle} with {@code ttl} until it is released, lost or unknown, or until
+   * {@code stopAfter} (measured from now; null for no deadline) has passed.
+   *
+   * @throws IllegalArgumentException if an argument is null (except {@code stopAfter}) or not positive
+   * @throws RegistrationRefusedException if the watchdog is closed or already has its maximum of
+   *     live registrations
+   */
+  public Registration watch(LeaseHandle handle, Duration ttl, Duration stopAfter, LossListener listener) {
+    Checks.notNull("handle", handle);
+    Checks.notNull("listener", listener);
+    Checks.within("ttl", ttl, Duration.ZERO, false, LeaseRequest.MAX_LEASE_TTL);
+    if (stopAfter != null) {
+      Checks.within("stopAfter", stopAfter, Duration.ZERO, false, Duration.ofDays(365));
+    }
+    if (closed.get()) {
+      throw new RegistrationRefusedException("the watchdog is closed");
+    }
+    if (reserved.incrementAndGet() > maxRegistrations) {
+      reserved.decrementAndGet();
+      throw new RegistrationRefusedException("the watchdog already watches " + maxRegistrations + " leases");
+    }
+    long now = monotonicNanos.getAsLong();
+    Watch watch = new Watch(handle, ttl, stopAfter == null ? null : now + stopAfter.toNanos(), listener);
+    live.add(watch);
+    watch.schedule(firstDelay(handle, ttl));
+    return watch;
+  }
+
+  /** Registrations live now. */
+  public int registrations() {
+    return live.size();
+  }
+
+  private long firstDelay(LeaseHandle handle, Duration ttl) {
+    return cadence(ttl, handle.remainingValidity());
+  }
+
+  /** {@code ttl / divisor}, but no later than half of what is left, and not below the minimum. */
+  private static long cadence(Duration ttl, Duration remaining) {
+    long regular = ttl.toNanos() / DEFAULT_RENEW_DIVISOR;
+    long safe = remaining.toNanos() / 2;
+    return Math.max(DEFAULT_MIN_INTERVAL.toNanos(), Math.min(regular, safe));
+  }
+
+  /** After a definite failure: try again soon, a third of what is left, at most {@code ttl / 10}. */
+  private static long retryDelay(Duration ttl, Duration remaining, Duration hint) {
+    long soon = Math.min(ttl.toNanos() / 10, remaining.toNanos() / 3);
+    if (hint != null) {
+      soon = Math.min(soon, hint.toNanos());
+    }
+    return Math.max(DEFAULT_MIN_INTERVAL.toNanos(), soon);
+  }
+
+  /**
+   * Ends every registration without a callback and, if the thread is this watchdog's own, stops
+   * it (waiting up to {@link #DEFAULT_CLOSE_TIMEOUT} for a renewal in flight, so that close never
+   * interrupts a request and turns a handle {@code UNKNOWN}). Never shuts down an injected
+   * executor. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (Watch watch : live) {
+      watch.cancel();
+    }
+    if (ownsExecutor) {
+      executor.shutdown();
+      try {
+        if (!executor.awaitTermination(DEFAULT_CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+          executor.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        executor.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private final class Watch implements Registration, Runnable {
+    private final LeaseHandle handle;
+    private final Duration ttl;
+    private final Long stopAt;
+    private final LossListener listener;
+    private final AtomicBoolean done = new AtomicBoolean();
+    private final AtomicLong renewals = new AtomicLong();
+    private volatile ScheduledFuture<?> next;
+
+    Watch(LeaseHandle handle, Duration ttl, Long stopAt, LossListener listener) {
+      this.handle = handle;
+      this.ttl = ttl;
+      this.stopAt = stopAt;
+      this.listener = listener;
+    }
+
+    void schedule(long delayNanos) {
+      if (done.get()) {
+        return;
+      }
+      long delay = delayNanos;
+      if (stopAt != null) {
+        delay = Math.max(0, Math.min(delay, stopAt - monotonicNanos.getAsLong()));
+      }
+      try {
+        next = executor.schedule(this, delay, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        // The executor is shutting down: nothing will renew this lease any more.
+        log.debug("watchdog executor refused a renewal of {}", handle);
+        end();
+        return;
+      }
+      if (done.get()) {
+        next.cancel(false);
+      }
+    }
+
+    @Override
+    public void run() {
+      try {
+        tick();
+      } catch (RuntimeException e) {
+        // A handle must not throw, but a bug in one must not stop the others: try again soon.
+        log.warn("renewing {} failed unexpectedly; retrying", handle, e);
+        schedule(retryDelay(ttl, handle.remainingValidity(), null));
+      }
+    }
+
+    private void tick() {
+      if (done.get()) {
+        return;
+      }
+      if (stopAt != null && monotonicNanos.getAsLong() - stopAt >= 0) {
+        log.debug("watchdog deadline reached for {}; renewals stop", handle);
+        end();
+        return;
+      }
+      LeaseState before = handle.state();
+      if (before == LeaseState.RELEASED) {
+        end();
+        return;
+      }
+      if (before != LeaseState.ACTIVE) {
+        report(before, before == LeaseState.LOST ? "local validity ran out before the renewal" : "lease state unknown");
+        return;
+      }
+      RenewOutcome outcome = handle.renew(ttl);
+      if (outcome instanceof RenewOutcome.Renewed r) {
+        renewals.incrementAndGet();
+        log.debug("renewed {}, valid for {}", handle, r.validity());
+        schedule(cadence(ttl, r.validity()));
+      } else if (outcome instanceof RenewOutcome.Lost l) {
+        report(LeaseState.LOST, l.reason());
+      } else if (outcome instanceof RenewOutcome.NotActive n) {
+        if (n.state() == LeaseState.RELEASED) {
+          end();
+        } else {
+          report(n.state(), "lease not active: " + n.state());
+        }
+      } else if (outcome instanceof RenewOutcome.Indeterminate i) {
+        LeaseState now = handle.state();
+        if (now == LeaseState.RELEASED) {
+          end();
+        } else {
+          report(now == LeaseState.ACTIVE ? LeaseState.UNKNOWN : now, "renewal unanswered: " + i.reason());
+        }
+      } else {
+        // Unavailable or Overloaded: definitely not applied, the handle is unchanged.
+        LeaseState now = handle.state();
+        if (now == LeaseState.ACTIVE) {
+          Duration hint = outcome instanceof RenewOutcome.Overloaded o ? o.retryAfter() : null;
+          log.debug("renewal of {} not applied ({}); retrying", handle, outcome);
+          schedule(retryDelay(ttl, handle.remainingValidity(), hint));
+        } else if (now == LeaseState.RELEASED) {
+          end();
+        } else {
+          report(now, "renewals failed until the lease ran out: " + outcome);
+        }
+      }
+    }
+
+    private void report(LeaseState state, String reason) {
+      if (!end()) {
+        return;
+      }
+      log.warn("lease {} is {}: {}", handle, state, reason);
+      try {
+        listener.onLoss(new LeaseLoss(handle, state, reason));
+      } catch (RuntimeException e) {
+        log.warn("loss listener for {} threw", handle, e);
+      }
+    }
+
+    /** Ends the registration; true for the one caller that ended it. */
+    private boolean end() {
+      if (!done.compareAndSet(false, true)) {
+        return false;
+      }
+      live.remove(this);
+      reserved.decrementAndGet();
+      return true;
+    }
+
+    @Override
+    public void cancel() {
+      if (end()) {
+        ScheduledFuture<?> pending = next;
+        if (pending != null) {
+          pending.cancel(false);
+        }
+      }
+    }
+
+    @Override
+    public boolean isActive() {
+      return !done.get();
+    }
+
+    @Override
+    public long renewals() {
+      return renewals.get();
+    }
+  }
+
+  /**
+   * Builds a {@link LeaseWatchdog}.
+   *
+   * <p>This class is not threadsafe.
+   */
+  public static final class Builder {
+    private ScheduledExecutorService executor;
+    private int maxRegistrations = DEFAULT_MAX_REGISTRATIONS;
+    private LongSupplier monotonicNanos = System::nanoTime;
+
+    private Builder() {}
+
+    /**
+     * Runs renewals on {@code executor}, which the watchdog never shuts down. Defaults to an own
+     * single daemon thread. @return {@code this}
+     *
+     * @throws IllegalArgumentException if null
+     */
+    public Builder executor(ScheduledExecutorService executor) {
+      this.executor = Checks.notNull("executor", executor);
+      return this;
+    }
+
+    /**
+     * See {@link #DEFAULT_MAX_REGISTRATIONS}. @return {@code this}
+     *
+     * @throws IllegalArgumentException if not in 1..1,000,000
+     */
+    public Builder maxRegistrations(int maxRegistrations) {
+      if (maxRegistrations < 1 || maxRegistrations > 1_000_000) {
+        throw new IllegalArgumentException("maxRegistrations must be in 1..1000000 but was " + maxRegistrations);
+      }
+      this.maxRegistrations = maxRegistrations;
+      return this;
+    }
+
+    /** The clock deadlines are measured on. Defaults to {@code System::nanoTime}. @return {@code this} */
+    public Builder monotonicNanos(LongSupplier monotonicNanos) {
+      this.monotonicNanos = Objects.requireNonNull(monotonicNanos, "monotonicNanos");
+      return this;
+    }
+
+    public LeaseWatchdog build() {
+      return new LeaseWatchdog(this);
+    }
+  }
+}
