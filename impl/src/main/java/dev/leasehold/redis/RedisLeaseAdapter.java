@@ -63,9 +63,12 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     LeaseKeys keys = keys(request.purpose(), request.resourceDigest());
     long waitNanos = request.waitTimeout().toNanos();
     long deadline = config.monotonicNanos().getAsLong() + waitNanos;
+    boolean earlierTryAmbiguous = false;
     while (true) {
       // Every try sends the same attempt: after an Indeterminate one this is a replay.
-      AcquireOutcome outcome = acquireOnce(request.attempt(), keys, ttlMs);
+      AcquireOutcome outcome = honest(acquireOnce(request.attempt(), keys, ttlMs), earlierTryAmbiguous,
+          request.attempt());
+      earlierTryAmbiguous |= outcome instanceof AcquireOutcome.Indeterminate;
       Duration pause = retryPause(outcome);
       if (waitNanos == 0 || pause == null) {
         return outcome;
@@ -92,6 +95,18 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
         return outcome;
       }
     }
+  }
+
+  /**
+   * A try that was certainly not applied does not make the whole call certain: an earlier try of
+   * the same call may have been applied, or may still be in flight. Then the call is Indeterminate.
+   */
+  private static AcquireOutcome honest(AcquireOutcome outcome, boolean earlierTryAmbiguous, LeaseAttempt attempt) {
+    if (earlierTryAmbiguous
+        && (outcome instanceof AcquireOutcome.Unavailable || outcome instanceof AcquireOutcome.Overloaded)) {
+      return new AcquireOutcome.Indeterminate(attempt.operationId());
+    }
+    return outcome;
   }
 
   /**

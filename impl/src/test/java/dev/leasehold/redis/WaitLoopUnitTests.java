@@ -179,4 +179,20 @@ class WaitLoopUnitTests {
     assertTrue(clock.sleeps().isEmpty());
     assertFalse(Thread.currentThread().isInterrupted());
   }
+
+  @Test
+  void aLaterUnsentTryDoesNotMakeTheCallCertain_afterAnAmbiguousOne() {
+    // Given: the first try is applied and its reply lost; every later try is never sent.
+    // (Found by the model tests: the call used to report Unavailable although it had set the key.)
+    redis.loseNextReply("acquire", true);
+    for (int i = 0; i < 50; i++) {
+      redis.failNext("acquire", GatewayException.Failure.NOT_SENT);
+    }
+    LeaseAttempt attempt = adapter.newAttempt("waiter");
+    // When
+    AcquireOutcome outcome = adapter.tryAcquire(request(attempt, Duration.ofMillis(200), Duration.ofSeconds(5)));
+    // Then
+    assertEquals(new AcquireOutcome.Indeterminate("waiter"), outcome);
+    assertTrue(redis.calls("acquire") >= 2, "it kept trying the same attempt");
+  }
 }
