@@ -1,0 +1,117 @@
+package dev.leasehold.model.fault;
+
+import dev.leasehold.redis.FenceMode;
+import dev.leasehold.redis.GatewayException;
+import dev.leasehold.redis.GatewayException.Failure;
+import dev.leasehold.redis.GatewayReply;
+import dev.leasehold.redis.LeaseGateway;
+import dev.leasehold.redis.LeaseKeys;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Wraps the simulated or the lettuce gateway and injects the faults armed with {@link #arm}: each
+ * armed fault hits the next call, in order. A delayed request is kept and runs on the delegate when
+ * {@link #applyDelayed} is called, after the client already got AMBIGUOUS: a late application.
+ *
+ * <p>This class is threadsafe.
+ */
+public final class FaultyGateway implements LeaseGateway {
+  /** A request the client gave up on that has not reached the server yet. */
+  public record Delayed(String kind, String ownership, long ttlMillis, Runnable apply) {}
+
+  private final LeaseGateway delegate;
+  private final Deque<Fault> armed = new ArrayDeque<>();
+  private final List<Delayed> delayed = new ArrayList<>();
+
+  public FaultyGateway(LeaseGateway delegate) {
+    this.delegate = delegate;
+  }
+
+  public synchronized void arm(Fault fault) {
+    armed.addLast(fault);
+  }
+
+  public synchronized int armedCount() {
+    return armed.size();
+  }
+
+  public synchronized List<Delayed> delayed() {
+    return List.copyOf(delayed);
+  }
+
+  /** The delayed request {@code index} reaches the server now; its reply goes nowhere. */
+  public void applyDelayed(int index) {
+    Delayed d;
+    synchronized (this) {
+      d = delayed.remove(index);
+    }
+    try {
+      d.apply().run();
+    } catch (GatewayException ignored) {
+      // The client stopped listening long ago; whatever the server said is lost.
+    }
+  }
+
+  private synchronized Fault next() {
+    return armed.pollFirst();
+  }
+
+  private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
+    Fault fault = next();
+    if (fault == null) {
+      return send.get();
+    }
+    switch (fault) {
+      case NOT_SENT:
+        throw new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");
+      case OVERLOADED:
+        throw new GatewayException(Failure.OVERLOADED, "injected: BUSY Redis is busy running a script");
+      case LOSE_REPLY:
+        send.get();
+        throw new GatewayException(Failure.AMBIGUOUS, "injected: reply lost after the server applied it");
+      default:
+        if (mutating) {
+          synchronized (this) {
+            delayed.add(new Delayed(kind, ownership, ttl, send::get));
+          }
+        }
+        throw new GatewayException(Failure.AMBIGUOUS, "injected: command timed out, request still in flight");
+    }
+  }
+
+  @Override
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
+    return call("acquire", ownership, ttlMillis, () -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode), true);
+  }
+
+  @Override
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
+    return call("renew", ownership, ttlMillis, () -> delegate.renew(keys, ownership, ttlMillis), true);
+  }
+
+  @Override
+  public GatewayReply.Change release(LeaseKeys keys, String ownership) {
+    return call("release", ownership, 0, () -> delegate.release(keys, ownership), true);
+  }
+
+  @Override
+  public GatewayReply.Inspect inspect(LeaseKeys keys, String ownership) {
+    // A late read-only request changes nothing, so a delayed inspect is not kept.
+    return call("inspect", ownership, 0, () -> delegate.inspect(keys, ownership), false);
+  }
+
+  @Override
+  public long waitForReplicas(int replicas, Duration timeout) {
+    return delegate.waitForReplicas(replicas, timeout);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}

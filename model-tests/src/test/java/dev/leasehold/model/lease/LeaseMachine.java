@@ -1,0 +1,235 @@
+package dev.leasehold.model.lease;
+
+import dev.leasehold.model.fault.Fault;
+import dev.leasehold.model.runner.ActionKind;
+import dev.leasehold.model.runner.Param;
+import dev.leasehold.model.runner.StateMachine;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.BiPredicate;
+import java.util.stream.IntStream;
+
+/**
+ * The lease properties as a {@link StateMachine}: the actions of notes/PROTOCOL.md (newAttempt,
+ * tryAcquire, replay, renew with any TTL, release, inspect, state, advanceTime) and every fault,
+ * with weights chosen so that a few hundred chains reach every outcome variant.
+ *
+ * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.
+ */
+public final class LeaseMachine implements StateMachine<LeaseWorld> {
+  /** Attempts one chain makes at most; enough for contention and a shared owner. */
+  static final int MAX_ATTEMPTS = 5;
+  static final int MAX_ARMED = 3;
+
+  private final WorldConfig config;
+  private final List<ActionKind<LeaseWorld>> actions;
+
+  public LeaseMachine(WorldConfig config) {
+    this.config = config;
+    this.actions = build().stream().filter(a -> config.allows(a.name())).toList();
+  }
+
+  public WorldConfig config() {
+    return config;
+  }
+
+  @Override
+  public LeaseWorld setUp(long seed) {
+    return new LeaseWorld(config, seed);
+  }
+
+  @Override
+  public void tearDown(LeaseWorld world) {
+    world.close();
+  }
+
+  @Override
+  public List<ActionKind<LeaseWorld>> actions() {
+    return actions;
+  }
+
+  @Override
+  public void checkInvariants(LeaseWorld world) {
+    world.check();
+  }
+
+  @Override
+  public List<String> expectedOutcomes() {
+    List<String> all = new ArrayList<>();
+    // A first send replays only inside a wait loop (a retry after its own lost reply).
+    for (String v : List.of("Acquired", "Contended", "OwnerOperationConflict",
+        "Unavailable", "Overloaded", "Indeterminate", "IllegalArgumentException")) {
+      all.add("tryAcquire:" + v);
+    }
+    for (String v : List.of("ReplayedSameOperation", "Acquired", "Contended", "Indeterminate")) {
+      all.add("replay:" + v);
+    }
+    for (String v : List.of("Renewed", "Lost", "NotActive", "Unavailable", "Overloaded", "Indeterminate",
+        "IllegalArgumentException")) {
+      all.add("renew:" + v);
+    }
+    for (String v : List.of("Released", "AlreadyAbsent", "NotOwner", "NotActive", "Unavailable", "Overloaded",
+        "Indeterminate")) {
+      all.add("release:" + v);
+    }
+    for (String v : List.of("Held", "Absent", "Unavailable", "Indeterminate")) {
+      all.add("inspect:" + v);
+    }
+    for (String v : List.of("ACTIVE", "UNKNOWN", "LOST", "RELEASED")) {
+      all.add("state:" + v);
+    }
+    all.add("effect:accepted");
+    all.add("effect:rejected");
+    return all.stream().filter(s -> config.allows(s.substring(0, s.indexOf(':')))).toList();
+  }
+
+  // ------------------------------------------------------------------ the actions
+
+  private interface Body {
+    String run(LeaseWorld w, long[] args);
+  }
+
+  private record Action(String name, int weight, List<Param> params, BiPredicate<LeaseWorld, long[]> pre,
+      Generator gen, Body body) implements ActionKind<LeaseWorld> {
+    @Override
+    public boolean enabled(LeaseWorld w, long[] args) {
+      return pre.test(w, args);
+    }
+
+    @Override
+    public long[] generate(LeaseWorld w, SplittableRandom r) {
+      return gen == null ? ActionKind.super.generate(w, r) : gen.generate(r);
+    }
+
+    @Override
+    public String run(LeaseWorld w, long[] args) {
+      w.syncClock();
+      return body.run(w, args);
+    }
+  }
+
+  private interface Generator {
+    long[] generate(SplittableRandom r);
+  }
+
+  private long ttl(SplittableRandom r) {
+    long drift = config.drift().toMillis();
+    // Now and then a TTL at or below the drift budget: it must be rejected before any I/O.
+    return r.nextInt(12) == 0 ? r.nextLong(1, drift + 1) : r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1);
+  }
+
+  private long waitMs(SplittableRandom r) {
+    return !config.waits() || r.nextInt(6) != 0 ? 0 : r.nextLong(1, 160);
+  }
+
+  private long step(SplittableRandom r, long maxMs) {
+    long unit = config.timeStepMicros();
+    long micros = r.nextLong(0, maxMs * 1_000 + 1);
+    return micros / unit * unit;
+  }
+
+  private static List<Integer> unsent(LeaseWorld w) {
+    return IntStream.range(0, w.attempts.size()).filter(a -> !w.model.sent(a)).boxed().toList();
+  }
+
+  private List<Integer> replayable(LeaseWorld w) {
+    return IntStream.range(0, w.attempts.size())
+        .filter(a -> w.model.sent(a) && (!config.specConformant() || w.model.liveHandleOf(a) < 0))
+        .boxed().toList();
+  }
+
+  private static int pick(List<Integer> from, long arg) {
+    return from.get((int) (arg % from.size()));
+  }
+
+  private static int handle(LeaseWorld w, long arg) {
+    return (int) (arg % w.handles.size());
+  }
+
+  private static boolean hasHandles(LeaseWorld w, long[] a) {
+    return !w.handles.isEmpty();
+  }
+
+  private List<ActionKind<LeaseWorld>> build() {
+    Param attempt = new Param("attempt", 0, 7);
+    Param handle = new Param("handle", 0, 15);
+    Param ttlMs = new Param("ttlMs", 1, 400);
+    Param waitMs = new Param("waitMs", 0, 200);
+    List<ActionKind<LeaseWorld>> list = new ArrayList<>();
+    list.add(new Action("newAttempt", 4, List.of(new Param("shareOwnerWith", 0, 5)),
+        (w, a) -> w.attempts.size() < MAX_ATTEMPTS,
+        r -> new long[] {config.specConformant() || r.nextInt(4) != 0 ? 0 : r.nextLong(1, 6)},
+        (w, a) -> {
+          w.newAttempt((int) a[0] - 1);
+          return "ok";
+        }));
+    list.add(new Action("tryAcquire", 10, List.of(attempt, ttlMs, waitMs),
+        (w, a) -> !unsent(w).isEmpty(),
+        r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
+        (w, a) -> w.tryAcquire("tryAcquire", pick(unsent(w), a[0]), a[1], a[2])));
+    list.add(new Action("replay", 6, List.of(attempt, ttlMs, waitMs),
+        (w, a) -> !replayable(w).isEmpty(),
+        r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
+        (w, a) -> w.tryAcquire("replay", pick(replayable(w), a[0]), a[1], a[2])));
+    list.add(new Action("renew", 10, List.of(handle, ttlMs), LeaseMachine::hasHandles,
+        r -> new long[] {r.nextLong(0, 16), ttl(r)},
+        (w, a) -> w.renew(handle(w, a[0]), a[1])));
+    list.add(new Action("release", 5, List.of(handle), LeaseMachine::hasHandles, null,
+        (w, a) -> w.release(handle(w, a[0]))));
+    list.add(new Action("inspect", 3, List.of(attempt), (w, a) -> !w.attempts.isEmpty(), null,
+        (w, a) -> w.inspect((int) (a[0] % w.attempts.size()))));
+    list.add(new Action("state", 4, List.of(handle), LeaseMachine::hasHandles, null,
+        (w, a) -> w.state(handle(w, a[0]))));
+    list.add(new Action("advanceTime", 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
+        (w, a) -> true, r -> new long[] {step(r, config.maxTimeStepMs())},
+        (w, a) -> {
+          w.advance(a[0] * 1_000L);
+          return "ok";
+        }));
+    list.add(new Action("pause", 2, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
+        (w, a) -> true, r -> new long[] {step(r, 2 * config.maxTtlMs())},
+        (w, a) -> {
+          w.advance(a[0] * 1_000L);
+          return "ok";
+        }));
+    list.add(new Action("drift", 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
+        // The spec's lag never decreases; the Java clock allows either direction.
+        (w, a) -> !config.specConformant() || a[0] * 1_000L >= w.clock.lag(),
+        r -> new long[] {step(r, config.drift().toMillis())},
+        (w, a) -> {
+          w.drift(a[0] * 1_000L);
+          return "ok";
+        }));
+    for (Fault f : Fault.values()) {
+      String name = switch (f) {
+        case LOSE_REPLY -> "loseReply";
+        case NOT_SENT -> "failBeforeSend";
+        case DELAY -> "delayRequest";
+        case OVERLOADED -> "overload";
+      };
+      list.add(new Action(name, 3, List.of(), (w, a) -> w.gateway.armedCount() < MAX_ARMED, null,
+          (w, a) -> {
+            w.arm(f);
+            return "ok";
+          }));
+    }
+    list.add(new Action("applyDelayed", 4, List.of(new Param("index", 0, 3)),
+        (w, a) -> !w.gateway.delayed().isEmpty(), null,
+        (w, a) -> {
+          w.applyDelayed((int) (a[0] % w.gateway.delayed().size()));
+          return "ok";
+        }));
+    list.add(new Action("flushScripts", 1, List.of(), (w, a) -> true, null, (w, a) -> {
+      w.flushScripts();
+      return "ok";
+    }));
+    list.add(new Action("restart", 2, List.of(), (w, a) -> true, null, (w, a) -> {
+      w.restart();
+      return "ok";
+    }));
+    list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
+        (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
+    return list;
+  }
+}
