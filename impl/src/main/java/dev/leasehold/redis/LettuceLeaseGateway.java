@@ -86,8 +86,9 @@ public final class LettuceLeaseGateway implements LeaseGateway {
    * {@link #clientOptions(Duration)}; {@link #close()} shuts both down.
    */
   public static LettuceLeaseGateway connect(RedisURI uri, Duration commandTimeout) {
-    RedisURI timed = RedisURI.builder(uri).withTimeout(commandTimeout).build();
-    RedisClient client = RedisClient.create(timed);
+    // The URI is used as given (RedisURI.builder(uri) would drop a Sentinel URI's sentinels);
+    // the command timeout comes from the client options and the connection.
+    RedisClient client = RedisClient.create(uri);
     try {
       client.setOptions(clientOptions(commandTimeout));
       StatefulRedisConnection<String, String> connection = client.connect();
@@ -101,8 +102,7 @@ public final class LettuceLeaseGateway implements LeaseGateway {
 
   /** Opens its own cluster client and connection; {@link #close()} shuts both down. */
   public static LettuceLeaseGateway connectCluster(RedisURI seed, Duration commandTimeout) {
-    RedisURI timed = RedisURI.builder(seed).withTimeout(commandTimeout).build();
-    RedisClusterClient client = RedisClusterClient.create(timed);
+    RedisClusterClient client = RedisClusterClient.create(seed);
     try {
       client.setOptions(io.lettuce.core.cluster.ClusterClientOptions.builder(clientOptions(commandTimeout)).build());
       StatefulRedisClusterConnection<String, String> connection = client.connect();
