@@ -380,6 +380,9 @@ public final class Checker {
           }
         }
         case "release" -> {
+          if (earlierAmbiguous(events, g, inv.seq())) {
+            continue;
+          }
           Sample before = lastSampleBefore(samples, inv.at(), g);
           if (before == null) {
             continue;
@@ -397,6 +400,9 @@ public final class Checker {
           }
         }
         case "renew" -> {
+          if (earlierAmbiguous(events, g, inv.seq())) {
+            continue;
+          }
           Sample before = lastSampleBefore(samples, inv.at(), g);
           if (before == null) {
             continue;
@@ -418,6 +424,21 @@ public final class Checker {
       }
     }
     return count;
+  }
+
+  /**
+   * Whether an earlier renew or release of the grant was Indeterminate: its request may land at
+   * any later time (a delayed request), so a change seen after a later Unavailable call is not
+   * that call's doing. CertaintyIsHonest is a promise about the call itself.
+   */
+  private static boolean earlierAmbiguous(List<Event> events, String grant, long beforeSeq) {
+    for (Event e : events) {
+      if (e instanceof Complete c && c.seq() < beforeSeq && grant.equals(c.grant())
+          && (c.op().equals("renew") || c.op().equals("release")) && c.outcome().startsWith("Indeterminate")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Sample lastSampleBefore(List<Sample> samples, long t, String holder) {
