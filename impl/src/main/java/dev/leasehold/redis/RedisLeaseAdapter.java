@@ -177,7 +177,10 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
   private RedisLeaseHandle open(LeaseAttempt attempt, AttemptLedger ledger, LeaseKeys keys, long token,
       LeaseGuarantee guarantee, long start, Instant wallStart, long serverMs, RedisLeaseHandle replayInto) {
     synchronized (ledger) {
-      if (replayInto != null && replayInto.absorbReplay(start, wallStart, serverMs)) {
+      OptionalLong fencingToken = token > 0 ? OptionalLong.of(token) : OptionalLong.empty();
+      // Another token proves a grant happened in between: the live handle's lease is gone.
+      if (replayInto != null && replayInto.fencingToken().equals(fencingToken)
+          && replayInto.absorbReplay(start, wallStart, serverMs)) {
         return replayInto;
       }
       RedisLeaseHandle previous = ledger.handle();
@@ -185,7 +188,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
         previous.supersede();
       }
       RedisLeaseHandle handle = new RedisLeaseHandle(config, attempt, ledger, keys,
-          token > 0 ? OptionalLong.of(token) : OptionalLong.empty(), guarantee, start, wallStart, serverMs);
+          fencingToken, guarantee, start, wallStart, serverMs);
       ledger.handle(handle);
       return handle;
     }

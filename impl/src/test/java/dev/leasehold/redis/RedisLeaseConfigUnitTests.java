@@ -1,0 +1,95 @@
+package dev.leasehold.redis;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.leasehold.testing.FakeRedis;
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+
+class RedisLeaseConfigUnitTests {
+  final FakeRedis redis = new FakeRedis(FakeRedis.Clock.virtual());
+
+  String rejected(UnaryOperator<RedisLeaseConfig.Builder> b) {
+    return assertThrows(IllegalArgumentException.class, () -> b.apply(RedisLeaseAdapter.builder(redis)).build()).getMessage();
+  }
+
+  void accepted(UnaryOperator<RedisLeaseConfig.Builder> b) {
+    assertNotNull(b.apply(RedisLeaseAdapter.builder(redis)).build());
+  }
+
+  @Test
+  void defaults() {
+    RedisLeaseConfig c = RedisLeaseAdapter.builder(redis).build().config();
+    assertSame(redis, c.gateway());
+    assertEquals("leasehold", c.namespace());
+    assertEquals(1, c.keyVersion());
+    assertEquals(Duration.ofMillis(10), c.driftBudget());
+    assertEquals(Duration.ofMillis(50), c.contentionRetryAfter());
+    assertEquals(FenceMode.CLOCK_FLOOR, c.fenceMode());
+    assertEquals(0, c.replicaAcks());
+    assertEquals(Duration.ofMillis(100), c.replicaAckTimeout());
+    assertNotNull(c.random());
+    long t = System.nanoTime();
+    assertTrue(Math.abs(c.monotonicNanos().getAsLong() - t) < 1_000_000_000L);
+    assertEquals("counter", FenceMode.COUNTER.wire());
+    assertEquals("clock", FenceMode.CLOCK_FLOOR.wire());
+  }
+
+  @Test
+  void builderRequiresAGateway() {
+    assertThrows(NullPointerException.class, () -> RedisLeaseAdapter.builder(null));
+  }
+
+  @Test
+  void validationMessages_andBoundaries() {
+    assertEquals("namespace must match [a-z0-9][a-z0-9._-]{0,63}", rejected(b -> b.namespace("Bad")));
+    assertEquals("namespace must match [a-z0-9][a-z0-9._-]{0,63}", rejected(b -> b.namespace(null)));
+    assertEquals("keyVersion must be in 1..999 but was 0", rejected(b -> b.keyVersion(0)));
+    assertEquals("keyVersion must be in 1..999 but was 1000", rejected(b -> b.keyVersion(1000)));
+    accepted(b -> b.keyVersion(1));
+    accepted(b -> b.keyVersion(999));
+    assertTrue(rejected(b -> b.driftBudget(Duration.ofNanos(-1))).startsWith("driftBudget must be in 0..1 min"));
+    assertTrue(rejected(b -> b.driftBudget(Duration.ofMinutes(1).plusNanos(1))).startsWith("driftBudget"));
+    assertTrue(rejected(b -> b.driftBudget(null)).startsWith("driftBudget"));
+    accepted(b -> b.driftBudget(Duration.ZERO));
+    accepted(b -> b.driftBudget(Duration.ofMinutes(1)));
+    assertTrue(rejected(b -> b.contentionRetryAfter(Duration.ofNanos(999_999))).startsWith("contentionRetryAfter must be in 1 ms..1 min"));
+    assertTrue(rejected(b -> b.contentionRetryAfter(Duration.ofMinutes(1).plusNanos(1))).startsWith("contentionRetryAfter"));
+    assertTrue(rejected(b -> b.contentionRetryAfter(null)).startsWith("contentionRetryAfter"));
+    accepted(b -> b.contentionRetryAfter(Duration.ofMillis(1)));
+    accepted(b -> b.contentionRetryAfter(Duration.ofMinutes(1)));
+    assertEquals("fenceMode must not be null", rejected(b -> b.fenceMode(null)));
+    assertEquals("replicaAcks must be in 0..16 but was -1", rejected(b -> b.replicaAck(-1, Duration.ZERO)));
+    assertEquals("replicaAcks must be in 0..16 but was 17", rejected(b -> b.replicaAck(17, Duration.ZERO)));
+    accepted(b -> b.replicaAck(16, Duration.ofSeconds(10)));
+    accepted(b -> b.replicaAck(0, Duration.ZERO));
+    assertTrue(rejected(b -> b.replicaAck(1, Duration.ofNanos(-1))).startsWith("replicaAckTimeout must be in 0..10 s"));
+    assertTrue(rejected(b -> b.replicaAck(1, Duration.ofSeconds(10).plusNanos(1))).startsWith("replicaAckTimeout"));
+    assertTrue(rejected(b -> b.replicaAck(1, null)).startsWith("replicaAckTimeout"));
+    assertEquals("monotonicNanos must not be null", rejected(b -> b.monotonicNanos(null)));
+    assertEquals("wallClock must not be null", rejected(b -> b.wallClock(null)));
+    assertEquals("random must not be null", rejected(b -> b.random(null)));
+    assertEquals("sleeper must not be null", rejected(b -> b.sleeper(null)));
+    RedisLeaseConfig c = RedisLeaseAdapter.builder(redis).build().config();
+    assertEquals("gateway must not be null", assertThrows(IllegalArgumentException.class,
+        () -> new RedisLeaseConfig(null, "ns", 1, c.driftBudget(), c.contentionRetryAfter(), c.fenceMode(), 0,
+            c.replicaAckTimeout(), c.monotonicNanos(), c.wallClock(), c.random(), c.sleeper())).getMessage());
+  }
+
+  @Test
+  void ttlMillis_checksBeforeIo() {
+    RedisLeaseConfig c = RedisLeaseAdapter.builder(redis).build().config();
+    assertEquals("ttl must not be null", assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("ttl", null)).getMessage());
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofDays(1).plusMillis(1)))
+        .getMessage().startsWith("x must be <= "));
+    assertEquals(86_400_000L, c.ttlMillis("x", Duration.ofDays(1)));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofMillis(10)))
+        .getMessage().startsWith("x must be above the drift budget"));
+    assertEquals(11, c.ttlMillis("x", Duration.ofMillis(11)));
+    assertEquals(11, c.ttlMillis("x", Duration.ofMillis(11).plusNanos(999_999)));
+    RedisLeaseConfig noDrift = RedisLeaseAdapter.builder(redis).driftBudget(Duration.ZERO).build().config();
+    assertThrows(IllegalArgumentException.class, () -> noDrift.ttlMillis("x", Duration.ofNanos(999_999)));
+    assertEquals(1, noDrift.ttlMillis("x", Duration.ofMillis(1)));
+  }
+}
