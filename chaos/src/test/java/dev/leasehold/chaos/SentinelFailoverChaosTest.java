@@ -66,6 +66,7 @@ class SentinelFailoverChaosTest {
   @Order(1)
   void forcedFailoverUnderLoad() throws Exception {
     try (SentinelCluster cluster = SentinelCluster.start("forced", false)) {
+      assemblyWorksThroughSentinel(cluster);
       AtomicInteger primary = new AtomicInteger(cluster.primary.port());
       ChaosRun.Setup setup = sentinelSetup("sentinel-forced-failover",
           "SENTINEL FAILOVER while three workers contend through Sentinel", cluster, primary, FenceMode.CLOCK_FLOOR, 0);
@@ -293,5 +294,17 @@ class SentinelFailoverChaosTest {
 
   private static LeaseRequest request(Actor actor, String grant, Worker.Plan plan) {
     return new LeaseRequest(Worker.PURPOSE, actor.digest(), plan.waitTimeout(), plan.ttl(), actor.adapter().newAttempt(grant));
+  }
+
+  /** RedisLeases with a Sentinel URI (it once rebuilt the URI and lost the sentinels). */
+  private static void assemblyWorksThroughSentinel(SentinelCluster cluster) {
+    try (dev.leasehold.redis.RedisLeases leases = dev.leasehold.redis.RedisLeases.builder(cluster.uri()).build()) {
+      dev.leasehold.lease.LeaseRequest request = dev.leasehold.lease.LeaseRequest.once("assembly",
+          dev.leasehold.lease.ResourceDigests.sha256("sentinel-assembly"), java.time.Duration.ofSeconds(5),
+          leases.newAttempt("assembly"));
+      dev.leasehold.lease.LeaseHandle handle = org.junit.jupiter.api.Assertions.assertInstanceOf(
+          dev.leasehold.lease.AcquireOutcome.Acquired.class, leases.port().tryAcquire(request)).handle();
+      org.junit.jupiter.api.Assertions.assertInstanceOf(dev.leasehold.lease.ReleaseOutcome.Released.class, handle.release());
+    }
   }
 }

@@ -314,7 +314,7 @@ public final class RedisLeases implements AutoCloseable {
         if (clusterClient != null || cluster) {
           RedisClusterClient c = clusterClient;
           if (c == null) {
-            c = RedisClusterClient.create(timed(uri));
+            c = RedisClusterClient.create(uri);
             c.setOptions(ClusterClientOptions.builder(LettuceLeaseGateway.clientOptions(commandTimeout)).build());
             opened.push(c::shutdown);
           } else {
@@ -322,6 +322,8 @@ public final class RedisLeases implements AutoCloseable {
           }
           StatefulRedisClusterConnection<String, String> connection = c.connect();
           opened.push(connection::close);
+          // The URI is used as given (RedisURI.builder would drop a Sentinel URI's sentinels).
+          connection.setTimeout(commandTimeout);
           commands = connection;
           gateway = LettuceLeaseGateway.over(connection);
           if (releaseSignals) {
@@ -332,7 +334,7 @@ public final class RedisLeases implements AutoCloseable {
         } else {
           RedisClient c = client;
           if (c == null) {
-            c = RedisClient.create(timed(uri));
+            c = RedisClient.create(uri);
             c.setOptions(LettuceLeaseGateway.clientOptions(commandTimeout));
             opened.push(c::shutdown);
           } else {
@@ -340,6 +342,7 @@ public final class RedisLeases implements AutoCloseable {
           }
           StatefulRedisConnection<String, String> connection = c.connect();
           opened.push(connection::close);
+          connection.setTimeout(commandTimeout);
           commands = connection;
           gateway = LettuceLeaseGateway.over(connection);
           if (releaseSignals) {
@@ -383,10 +386,6 @@ public final class RedisLeases implements AutoCloseable {
     private ReleaseSignals signals(StatefulRedisPubSubConnection<String, String> pubSub) {
       pubSub.setTimeout(commandTimeout);
       return ReleaseSignals.owning(pubSub);
-    }
-
-    private RedisURI timed(RedisURI source) {
-      return RedisURI.builder(source).withTimeout(commandTimeout).build();
     }
 
     private RedisLeaseConfig.Builder configure(RedisLeaseConfig.Builder b) {
