@@ -2,10 +2,6 @@ package dev.leasehold.bench;
 
 import dev.leasehold.testing.RedisProcess;
 import io.lettuce.core.RedisURI;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.UUID;
 
 /**
@@ -54,12 +50,7 @@ public final class BenchRedis {
 
   /** A fresh resource digest, {@code sha256:<64 hex>}, so no two benchmark threads contend. */
   public static String newDigest() {
-    try {
-      byte[] hash = MessageDigest.getInstance("SHA-256")
-          .digest(UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8));
-      return "sha256:" + HexFormat.of().formatHex(hash);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every JVM", e);
-    }
+    return dev.leasehold.lease.ResourceDigests.sha256(UUID.randomUUID().toString());
   }
+
 }

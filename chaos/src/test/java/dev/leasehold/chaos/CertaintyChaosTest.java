@@ -28,7 +28,7 @@ class CertaintyChaosTest {
     try (RedisProcess redis = RedisProcess.start("chaos-certainty"); TcpProxy proxy = TcpProxy.start("certainty", redis.port())) {
       History h = new History();
       String resource = "acquire-retry-certainty-" + System.currentTimeMillis();
-      String digest = ChaosRun.digest(resource);
+      String digest = dev.leasehold.lease.ResourceDigests.sha256(resource);
       Worker.Plan plan = new Worker.Plan(Duration.ofSeconds(5), Duration.ofMillis(1500), 1, Duration.ZERO,
           Duration.ofMillis(50), 100, g -> false, Duration.ZERO, false);
       ChaosRun.Setup setup = new ChaosRun.Setup("acquire-retry-certainty",

@@ -4,15 +4,11 @@ import dev.leasehold.redis.FenceMode;
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.RedisLeaseAdapter;
 import io.lettuce.core.RedisURI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -74,19 +70,10 @@ final class ChaosRun {
         Duration.ofMillis(60), 200, g -> false, Duration.ofMillis(300), false);
   }
 
-  static String digest(String text) {
-    try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return "sha256:" + HexFormat.of().formatHex(d);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   static Result run(Setup setup, FaultScript faults) throws Exception {
     History history = new History();
     String resource = setup.scenario() + "-" + System.currentTimeMillis();
-    String digest = digest(resource);
+    String digest = dev.leasehold.lease.ResourceDigests.sha256(resource);
     Postgres pg = Postgres.get();
     List<AutoCloseable> closeables = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();

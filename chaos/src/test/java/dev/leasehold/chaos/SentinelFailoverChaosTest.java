@@ -171,7 +171,7 @@ class SentinelFailoverChaosTest {
   static LossRow failoverWithLoss(String scenario, FenceMode mode, int acks) throws Exception {
     History h = new History();
     String resource = scenario + "-" + System.currentTimeMillis();
-    String digest = ChaosRun.digest(resource);
+    String digest = dev.leasehold.lease.ResourceDigests.sha256(resource);
     Postgres pg = Postgres.get();
     Duration ttl = Duration.ofSeconds(10);
     Worker.Plan plan = new Worker.Plan(ttl, Duration.ofSeconds(8), 1, Duration.ZERO, Duration.ofMillis(50), 1000,

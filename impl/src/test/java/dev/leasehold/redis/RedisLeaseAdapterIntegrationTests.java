@@ -17,6 +17,7 @@ import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
+import dev.leasehold.lease.ResourceDigests;
 import dev.leasehold.redis.FaultyGateway.Fault;
 import dev.leasehold.testing.TestRedis;
 import io.lettuce.core.RedisClient;
@@ -25,10 +26,8 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
@@ -83,22 +82,13 @@ class RedisLeaseAdapterIntegrationTests {
         .driftBudget(DRIFT)
         .monotonicNanos(() -> System.nanoTime() + skew.get())
         .build();
-    digest = digestOf("resource-" + RESOURCES.incrementAndGet());
+    digest = ResourceDigests.sha256("resource-" + RESOURCES.incrementAndGet());
     keys = adapter.keys("orders", digest);
   }
 
   @AfterEach
   void closeGateway() {
     gateway.close();
-  }
-
-  static String digestOf(String raw) {
-    try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(raw.getBytes(StandardCharsets.UTF_8));
-      return "sha256:" + HexFormat.of().formatHex(hash);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   LeaseRequest request(LeaseAttempt attempt, Duration ttl) {

@@ -3,7 +3,6 @@ package dev.leasehold.redis;
 import static dev.leasehold.redis.RedisLeaseAdapterIntegrationTests.awaitCondition;
 import static dev.leasehold.redis.RedisLeaseAdapterIntegrationTests.awaitConnected;
 import static dev.leasehold.redis.RedisLeaseAdapterIntegrationTests.awaitDisconnected;
-import static dev.leasehold.redis.RedisLeaseAdapterIntegrationTests.digestOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +12,7 @@ import dev.leasehold.lease.LeaseAttempt;
 import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.RenewOutcome;
+import dev.leasehold.lease.ResourceDigests;
 import dev.leasehold.testing.RedisProcess;
 import dev.leasehold.testing.TestRedis;
 import io.lettuce.core.RedisClient;
@@ -58,7 +58,7 @@ class ServerFaultsIntegrationTests {
     if (!server.isAlive()) {
       server.restart();
     }
-    digest = digestOf("fault-" + RESOURCES.incrementAndGet());
+    digest = ResourceDigests.sha256("fault-" + RESOURCES.incrementAndGet());
   }
 
   void connect(Duration commandTimeout) {
