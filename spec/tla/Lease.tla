@@ -6,8 +6,9 @@
 (* its Redis value is ownerToken:operationId.                              *)
 (*                                                                         *)
 (* What is modelled:                                                       *)
-(*  - a discrete server clock `now` with key expiry (a key is live while   *)
-(*    now < expiry; PTTL 0 counts as expired);                             *)
+(*  - a discrete server clock `now` with Redis's key expiry (a key is     *)
+(*    gone once now > expiry: at now = expiry it is still there with PTTL  *)
+(*    0, which the client treats as no budget left);                       *)
 (*  - the four Lua scripts acquire.lua, renew.lua, release.lua, inspect.lua*)
 (*    as atomic server actions;                                            *)
 (*  - each client call as send -> (apply | refuse) -> (reply | lost reply) *)
@@ -166,9 +167,11 @@ Observed(a) == IF hs[a] \in {"ACTIVE", "UNKNOWN"} /\ cnow >= Deadline(a) THEN "L
                ELSE hs[a]
 
 (***************************************************************************)
-(* The value a key absent after expiry: Redis forgets an expired key.      *)
+(* Server s at time t: Redis forgets a key once its clock is past the      *)
+(* key's expiry (expire.c: now > when), so during its last tick the key is *)
+(* still there with PTTL 0.  The fencing counter has no TTL.              *)
 (***************************************************************************)
-Expired(s, t) == IF s.holder # None /\ t >= s.expiry THEN [Empty EXCEPT !.fence = s.fence] ELSE s
+Expired(s, t) == IF s.holder # None /\ t > s.expiry THEN [Empty EXCEPT !.fence = s.fence] ELSE s
 
 Request == [a : Attempt, kind : Kinds, ttl : Nat]   \* A request in flight: no reply is awaited.
 
@@ -277,22 +280,23 @@ GrantsAfter(k, r) == IF k = "acquire" /\ r.status = 1 THEN grants + 1 ELSE grant
 -----------------------------------------------------------------------------
 (* Once a handle is LOST or RELEASED nothing reads its deadline or the     *)
 (* attempt's pending bookkeeping again (no further handle of the attempt   *)
-(* is modelled), and its token only for a paused client's Effect: we reset *)
-(* them, which keeps the state space small and changes no behaviour.      *)
-Retire(a, st) ==
+(* is modelled): we reset them, which keeps the state space small and      *)
+(* changes no behaviour.  Its token tk (grant g) is still read by a paused *)
+(* client's Effect, so it is kept, also for a handle that is LOST as soon  *)
+(* as it is made (a replay with no time left).                             *)
+Retire(a, st, tk, g) ==
     /\ dl' = [dl EXCEPT ![a] = 0]
     /\ minPend' = [minPend EXCEPT ![a] = NoPending]
     /\ relPend' = [relPend EXCEPT ![a] = FALSE]
     /\ seen' = [seen EXCEPT ![a] = st]
-    /\ IF TrackTokens THEN UNCHANGED <<tok, hgrant>>
-       ELSE /\ tok' = [tok EXCEPT ![a] = 0]
-            /\ hgrant' = [hgrant EXCEPT ![a] = 0]
+    /\ tok' = [tok EXCEPT ![a] = IF TrackTokens THEN tk ELSE 0]
+    /\ hgrant' = [hgrant EXCEPT ![a] = IF TrackTokens THEN g ELSE 0]
 
 (* Sets handle a to state st with deadline d, token tk and grant g.        *)
 SetHandle(a, st, d, tk, g) ==
     /\ hs' = [hs EXCEPT ![a] = st]
     /\ IF st \in Terminal
-       THEN Retire(a, st)
+       THEN Retire(a, st, tk, g)
        ELSE /\ dl' = [dl EXCEPT ![a] = d]
             /\ tok' = [tok EXCEPT ![a] = IF TrackTokens THEN tk ELSE 0]
             /\ hgrant' = [hgrant EXCEPT ![a] = IF TrackTokens THEN g ELSE 0]
@@ -464,15 +468,25 @@ Fresh(a, d) == IF d <= cnow THEN "LOST"
 (* min(ttl, minPendingTtl), or just ttl without the pending bookkeeping.   *)
 Cap(a, t) == IF "NoPendingBookkeeping" \in Defects THEN t ELSE Min(t, minPend[a])
 
+(* What the server's reply says is left of the lease: a replay (status 2) *)
+(* gets min(request TTL, reply PTTL), a grant or a renew the request TTL.  *)
+Granted(a) == IF call[a].kind = "acquire" /\ call[a].reply.status = 2
+              THEN Min(call[a].ttl, call[a].reply.pttl) ELSE call[a].ttl
+
 (* The local deadline that a reply to a's call gives: measured from start, *)
-(* the client's clock before the send.  A replay (status 2) gets the reply *)
-(* PTTL (ReplayFullTtl: the request TTL); every budget is capped by        *)
-(* minPendingTtl.                                                          *)
+(* the client's clock before the send, the granted time (ReplayFullTtl:    *)
+(* the request TTL) capped by minPendingTtl, less the drift budget.        *)
 NewDeadline(a) ==
-    LET c == call[a]
-        budget == IF c.kind = "acquire" /\ c.reply.status = 2 /\ "ReplayFullTtl" \notin Defects
-                  THEN c.reply.pttl ELSE c.ttl IN
-    c.start + Cap(a, budget) - Drift
+    LET budget == IF "ReplayFullTtl" \in Defects THEN call[a].ttl ELSE Granted(a) IN
+    call[a].start + Cap(a, budget) - Drift
+
+(* What RedisLeaseHandle.observedServerExpiry reports once a's reply is    *)
+(* delivered: the server's expiry as the reply shows it, on the client's   *)
+(* clock (the model's wall clock), measured from before the send, with     *)
+(* neither the drift budget nor minPendingTtl taken off (seed #6 reported  *)
+(* the local budget instead).  No action reads it; trace validation        *)
+(* compares the Java value with it.                                        *)
+ObservedExpiry(a) == call[a].start + Granted(a)
 
 (* The outcome a's call returns when its reply (or refusal) is delivered   *)
 (* now: the names of the Java outcome records.                             *)

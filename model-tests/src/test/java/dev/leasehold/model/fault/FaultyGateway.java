@@ -24,9 +24,13 @@ public final class FaultyGateway implements LeaseGateway {
   /** A request the client gave up on that has not reached the server yet. */
   public record Delayed(String kind, String ownership, long ttlMillis, Runnable apply) {}
 
+  /** One call the adapter made, and the fault it met (null: none); what trace validation reads. */
+  public record Call(String kind, long ttlMillis, Fault fault) {}
+
   private final LeaseGateway delegate;
   private final Deque<Fault> armed = new ArrayDeque<>();
   private final List<Delayed> delayed = new ArrayList<>();
+  private final List<Call> calls = new ArrayList<>();
 
   public FaultyGateway(LeaseGateway delegate) {
     this.delegate = delegate;
@@ -40,12 +44,23 @@ public final class FaultyGateway implements LeaseGateway {
     return armed.size();
   }
 
+  public synchronized boolean isArmed(Fault fault) {
+    return armed.contains(fault);
+  }
+
+  /** The calls made since the last drain, oldest first. */
+  public synchronized List<Call> drainCalls() {
+    List<Call> out = List.copyOf(calls);
+    calls.clear();
+    return out;
+  }
+
   public synchronized List<Delayed> delayed() {
     return List.copyOf(delayed);
   }
 
   /** The delayed request {@code index} reaches the server now; its reply goes nowhere. */
-  public void applyDelayed(int index) {
+  public Delayed applyDelayed(int index) {
     Delayed d;
     synchronized (this) {
       d = delayed.remove(index);
@@ -55,14 +70,17 @@ public final class FaultyGateway implements LeaseGateway {
     } catch (GatewayException ignored) {
       // The client stopped listening long ago; whatever the server said is lost.
     }
+    return d;
   }
 
-  private synchronized Fault next() {
-    return armed.pollFirst();
+  private synchronized Fault next(String kind, long ttl) {
+    Fault fault = armed.pollFirst();
+    calls.add(new Call(kind, ttl, fault));
+    return fault;
   }
 
   private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
-    Fault fault = next();
+    Fault fault = next(kind, ttl);
     if (fault == null) {
       return send.get();
     }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
 /**
@@ -21,12 +22,24 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
   /** Attempts one chain makes at most; enough for contention and a shared owner. */
   static final int MAX_ATTEMPTS = 5;
   static final int MAX_ARMED = 3;
+  /**
+   * The owner of each attempt when a chain conforms to the spec, so that every trace shares one
+   * OwnerOf: attempts 0 and 1 share an owner token (as a1, a2 in MCBase.tla), 2 and 4 another.
+   */
+  public static final List<Integer> SPEC_OWNERS = List.of(0, 0, 1, 2, 1);
 
   private final WorldConfig config;
   private final List<ActionKind<LeaseWorld>> actions;
+  private final Consumer<List<LeaseWorld.TraceStep>> traces;
 
   public LeaseMachine(WorldConfig config) {
+    this(config, t -> {});
+  }
+
+  /** A machine that hands each chain's trace to {@code traces} when the chain ends (failed or not). */
+  public LeaseMachine(WorldConfig config, Consumer<List<LeaseWorld.TraceStep>> traces) {
     this.config = config;
+    this.traces = traces;
     this.actions = build().stream().filter(a -> config.allows(a.name())).toList();
   }
 
@@ -41,6 +54,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
   @Override
   public void tearDown(LeaseWorld world) {
+    traces.accept(world.trace());
     world.close();
   }
 
@@ -104,6 +118,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
     @Override
     public String run(LeaseWorld w, long[] args) {
+      w.beginStep(name);
       w.syncClock();
       return body.run(w, args);
     }
@@ -117,6 +132,31 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     long drift = config.drift().toMillis();
     // Now and then a TTL at or below the drift budget: it must be rejected before any I/O.
     return r.nextInt(12) == 0 ? r.nextLong(1, drift + 1) : r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1);
+  }
+
+  /** A TTL on the chain's time grid (whole ticks when it conforms to the spec); shrinking may leave the grid. */
+  private long ttlOnGrid(long ms) {
+    long unit = Math.max(1, config.timeStepMicros() / 1_000);
+    return (ms + unit - 1) / unit * unit;
+  }
+
+  private long microsOnGrid(long micros) {
+    return micros / config.timeStepMicros() * config.timeStepMicros();
+  }
+
+  /** The attempt to share an owner token with: chosen by the chain, or by SPEC_OWNERS. */
+  private int shareWith(LeaseWorld w, long arg) {
+    if (!config.specConformant()) {
+      return (int) arg - 1;
+    }
+    int n = w.attempts.size();
+    return SPEC_OWNERS.subList(0, n).indexOf(SPEC_OWNERS.get(n));
+  }
+
+  /** The spec's set of delayed requests holds one of two equal ones: conforming chains delay one at a time. */
+  private boolean mayArm(LeaseWorld w, Fault f) {
+    return w.gateway.armedCount() < MAX_ARMED && (!config.specConformant() || f != Fault.DELAY
+        || w.gateway.delayed().isEmpty() && !w.gateway.isArmed(Fault.DELAY));
   }
 
   private long waitMs(SplittableRandom r) {
@@ -161,20 +201,20 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
         (w, a) -> w.attempts.size() < MAX_ATTEMPTS,
         r -> new long[] {config.specConformant() || r.nextInt(4) != 0 ? 0 : r.nextLong(1, 6)},
         (w, a) -> {
-          w.newAttempt((int) a[0] - 1);
+          w.newAttempt(shareWith(w, a[0]));
           return "ok";
         }));
     list.add(new Action("tryAcquire", 10, List.of(attempt, ttlMs, waitMs),
         (w, a) -> !unsent(w).isEmpty(),
         r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
-        (w, a) -> w.tryAcquire("tryAcquire", pick(unsent(w), a[0]), a[1], a[2])));
+        (w, a) -> w.tryAcquire("tryAcquire", pick(unsent(w), a[0]), ttlOnGrid(a[1]), a[2])));
     list.add(new Action("replay", 6, List.of(attempt, ttlMs, waitMs),
         (w, a) -> !replayable(w).isEmpty(),
         r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
-        (w, a) -> w.tryAcquire("replay", pick(replayable(w), a[0]), a[1], a[2])));
+        (w, a) -> w.tryAcquire("replay", pick(replayable(w), a[0]), ttlOnGrid(a[1]), a[2])));
     list.add(new Action("renew", 10, List.of(handle, ttlMs), LeaseMachine::hasHandles,
         r -> new long[] {r.nextLong(0, 16), ttl(r)},
-        (w, a) -> w.renew(handle(w, a[0]), a[1])));
+        (w, a) -> w.renew(handle(w, a[0]), ttlOnGrid(a[1]))));
     list.add(new Action("release", 5, List.of(handle), LeaseMachine::hasHandles, null,
         (w, a) -> w.release(handle(w, a[0]))));
     list.add(new Action("inspect", 3, List.of(attempt), (w, a) -> !w.attempts.isEmpty(), null,
@@ -184,21 +224,21 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     list.add(new Action("advanceTime", 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
         (w, a) -> true, r -> new long[] {step(r, config.maxTimeStepMs())},
         (w, a) -> {
-          w.advance(a[0] * 1_000L);
+          w.advance(microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     list.add(new Action("pause", 2, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
         (w, a) -> true, r -> new long[] {step(r, 2 * config.maxTtlMs())},
         (w, a) -> {
-          w.advance(a[0] * 1_000L);
+          w.advance(microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     list.add(new Action("drift", 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
         // The spec's lag never decreases; the Java clock allows either direction.
-        (w, a) -> !config.specConformant() || a[0] * 1_000L >= w.clock.lag(),
+        (w, a) -> !config.specConformant() || microsOnGrid(a[0]) * 1_000L >= w.clock.lag(),
         r -> new long[] {step(r, config.drift().toMillis())},
         (w, a) -> {
-          w.drift(a[0] * 1_000L);
+          w.drift(microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     for (Fault f : Fault.values()) {
@@ -208,7 +248,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
         case DELAY -> "delayRequest";
         case OVERLOADED -> "overload";
       };
-      list.add(new Action(name, 3, List.of(), (w, a) -> w.gateway.armedCount() < MAX_ARMED, null,
+      list.add(new Action(name, 3, List.of(), (w, a) -> mayArm(w, f), null,
           (w, a) -> {
             w.arm(f);
             return "ok";

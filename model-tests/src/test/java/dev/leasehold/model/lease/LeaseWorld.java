@@ -51,10 +51,19 @@ public final class LeaseWorld implements AutoCloseable {
   final List<Integer> ownerOf = new ArrayList<>();
   final List<LeaseHandle> handles = new ArrayList<>();
   final List<Integer> grantIds = new ArrayList<>();
+  /** The attempt behind each handle, as the adapter returned it (not as the model thinks). */
+  private final List<Integer> handleAttempts = new ArrayList<>();
   final Map<Integer, LeaseState> terminalSeen = new HashMap<>();
   final Map<Integer, LeaseState> modelTerminalSeen = new HashMap<>();
   final List<LeaseModel.Sleep> sleeps = new ArrayList<>();
   final List<TraceStep> trace = new ArrayList<>();
+  private int steps;
+  private String stepAction = "none";
+  private int stepAttempt = -1;
+  private int stepHandle = -1;
+  private long stepTtlMs;
+  private Outcome stepOutcome = Outcome.of("ok");
+  private FaultyGateway.Delayed stepLate;
   long storeHigh;
   int storeLast;
   int storeMax;
@@ -63,8 +72,22 @@ public final class LeaseWorld implements AutoCloseable {
   private final List<String> problems = new ArrayList<>();
   private int owners;
 
-  /** One step as trace validation sees it: the action, its outcome and the model after it. */
-  public record TraceStep(String action, int attempt, int handle, long ttlMs, String outcome, LeaseModel after) {}
+  /**
+   * One chain step as trace validation reads it (dev.leasehold.model.trace.SpecTrace): the action,
+   * its attempt, handle and TTL, its outcome, the gateway calls it made with the fault each met, the
+   * delayed request it let through, and the implementation right after it (the same snapshot the
+   * invariants read) with each handle's observedServerExpiry in client-clock nanoseconds.
+   *
+   * @param step the step's 1-based index in the chain, as the runner counts executed steps
+   */
+  public record TraceStep(int step, String action, int attempt, int handle, long ttlMs, Outcome outcome,
+      List<FaultyGateway.Call> calls, FaultyGateway.Delayed late, int lateAttempt, Snapshot after,
+      List<Long> observedExpiry) {
+    public TraceStep {
+      calls = List.copyOf(calls);
+      observedExpiry = List.copyOf(observedExpiry);
+    }
+  }
 
   LeaseWorld(WorldConfig config, long seed) {
     this.config = config;
@@ -92,6 +115,21 @@ public final class LeaseWorld implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------ actions
+
+  /** Every action starts here: the chain's step count and what the trace step will record. */
+  void beginStep(String action) {
+    steps++;
+    stepAction = action;
+    stepAttempt = -1;
+    stepHandle = -1;
+    stepTtlMs = 0;
+    stepOutcome = Outcome.of("ok");
+    stepLate = null;
+  }
+
+  public List<TraceStep> trace() {
+    return List.copyOf(trace);
+  }
 
   void newAttempt(int shareWith) {
     int n = attempts.size();
@@ -121,6 +159,9 @@ public final class LeaseWorld implements AutoCloseable {
           attempts.get(attempt));
       actual = Outcomes.of(port.tryAcquire(request), this::handleId);
       handle = actual.handle();
+      if (handle == handleAttempts.size()) {
+        handleAttempts.add(attempt);
+      }
     } catch (IllegalArgumentException e) {
       actual = Outcome.of("IllegalArgumentException");
     }
@@ -171,7 +212,7 @@ public final class LeaseWorld implements AutoCloseable {
       problems.add("state() of handle " + handle + " is " + s + ", the model says " + m);
     }
     noEvent("state");
-    trace.add(new TraceStep("state", handleAttempt(handle), handle, 0, s.name(), model.copy()));
+    traced(handleAttempt(handle), handle, 0, Outcome.of(s.name()));
     return s.name();
   }
 
@@ -183,14 +224,12 @@ public final class LeaseWorld implements AutoCloseable {
       syncClock();
     }
     noEvent("advanceTime");
-    trace.add(new TraceStep("tick", -1, -1, nanos, "", model.copy()));
   }
 
   void drift(long lagNanos) {
     clock.lag(lagNanos);
     model.setLag(lagNanos);
     noEvent("drift");
-    trace.add(new TraceStep("drift", -1, -1, lagNanos, "", model.copy()));
   }
 
   void arm(Fault f) {
@@ -201,17 +240,15 @@ public final class LeaseWorld implements AutoCloseable {
 
   void applyDelayed(int index) {
     Snapshot before = snapshot();
-    gateway.applyDelayed(index);
+    stepLate = gateway.applyDelayed(index);
     model.applyLate(index);
     event = StepEvent.none("applyDelayed", before);
-    trace.add(new TraceStep("applyLate", -1, -1, index, "", model.copy()));
   }
 
   void restart() {
     backend.restart();
     model.restart();
     noEvent("restart");
-    trace.add(new TraceStep("restart", -1, -1, 0, "", model.copy()));
   }
 
   void flushScripts() {
@@ -223,6 +260,7 @@ public final class LeaseWorld implements AutoCloseable {
   String effect(int handle, boolean stale) {
     if (!stale && handles.get(handle).state() != LeaseState.ACTIVE) {
       noEvent("effect");
+      traced(handleAttempt(handle), handle, 0, Outcome.of("skipped"));
       return "skipped";
     }
     long token = handles.get(handle).fencingToken().orElse(0);
@@ -238,7 +276,7 @@ public final class LeaseWorld implements AutoCloseable {
           + " of handle " + handle + ", the model " + (modelAccepted ? "accepted" : "rejected") + " it");
     }
     noEvent("effect");
-    trace.add(new TraceStep("effect", handleAttempt(handle), handle, 0, accepted ? "accepted" : "rejected", model.copy()));
+    traced(handleAttempt(handle), handle, 0, Outcome.of(accepted ? "accepted" : "rejected"));
     return accepted ? "accepted" : "rejected";
   }
 
@@ -271,7 +309,7 @@ public final class LeaseWorld implements AutoCloseable {
   }
 
   int handleAttempt(int handle) {
-    return handle < model.handleCount() ? model.handleAttempt(handle) : -1;
+    return handleAttempts.get(handle);
   }
 
   /**
@@ -321,8 +359,31 @@ public final class LeaseWorld implements AutoCloseable {
   private void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
       long ttlMs) {
     event = new StepEvent(op, attempt, handle, actual, before, stateBefore);
-    trace.add(new TraceStep(op, attempt, handle, ttlMs, actual.variant() + (actual.detail().isEmpty() ? ""
-        : "(" + actual.detail() + ")"), model.copy()));
+    traced(attempt, handle, ttlMs, actual);
+  }
+
+  private void traced(int attempt, int handle, long ttlMs, Outcome outcome) {
+    stepAttempt = attempt;
+    stepHandle = handle;
+    stepTtlMs = ttlMs;
+    stepOutcome = outcome;
+  }
+
+  /** The step just taken, for trace validation: recorded before the invariants, so a failing step is in it. */
+  private void recordTraceStep(Snapshot after) {
+    List<Long> observed = new ArrayList<>();
+    for (LeaseHandle h : handles) {
+      Instant e = h.observedServerExpiry();
+      observed.add(e.getEpochSecond() * 1_000_000_000L + e.getNano() - LeaseClock.EPOCH_NANOS);
+    }
+    int lateAttempt = -1;
+    for (int i = 0; stepLate != null && i < attempts.size(); i++) {
+      if (attempts.get(i).ownership().equals(stepLate.ownership())) {
+        lateAttempt = i;
+      }
+    }
+    trace.add(new TraceStep(steps, stepAction, stepAttempt, stepHandle, stepTtlMs, stepOutcome,
+        gateway.drainCalls(), stepLate, lateAttempt, after, observed));
   }
 
   private void noEvent(String op) {
@@ -368,6 +429,7 @@ public final class LeaseWorld implements AutoCloseable {
   void check() {
     StepEvent e = event == null ? StepEvent.none("none", null) : event;
     Snapshot after = snapshot();
+    recordTraceStep(after);
     Snapshot before = e.before() == null ? after : e.before();
     StepEvent full = new StepEvent(e.op(), e.attempt(), e.handle(), e.outcome(), before, e.stateBefore());
     LeaseInvariants.checkAll(full, after, terminalSeen, storeLast, storeMax, config.waived());

@@ -1,0 +1,172 @@
+package dev.leasehold.model.trace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.model.lease.LeaseMachine;
+import dev.leasehold.model.lease.LeaseWorld;
+import dev.leasehold.model.lease.PortFactory;
+import dev.leasehold.model.lease.WorldConfig;
+import dev.leasehold.model.runner.PropertyRunner;
+import dev.leasehold.model.runner.Stats;
+import dev.leasehold.model.seed.SeedDefect;
+import dev.leasehold.model.seed.SeedLeaseAdapter;
+import dev.leasehold.redis.FenceMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Trace validation: chains the properties ran on the simulated gateway, written as traces and
+ * checked by TLC against spec/tla/Lease.tla (through LeaseTrace.tla). Every trace of the fixed
+ * adapter must be accepted; for each seed defect, the trace of the chain the properties found
+ * (as found and as shrunk) must be rejected at the very chain step where the properties failed.
+ * All traces go to one TLC run.
+ */
+class TraceValidationUnitTests {
+  /** One spec tick: the simulated chains move in whole 10 ms steps (WorldConfig.conformingToSpec). */
+  private static final long TICK_NANOS = 10_000_000L;
+  private static final int PASSING_CHAINS = Integer.getInteger("model.traceChains", 200);
+  private static final int DEFECT_CHAINS = 200;
+  private static final Path TARGET = Path.of(System.getProperty("model.target.dir", "target"));
+
+  /** A defect trace: the chain's trace and the step (1-based) at which the properties failed. */
+  private record DefectTrace(SeedDefect defect, String kind, TraceCheck.Trace trace, int failingStep,
+      List<String> chain, String violation) {}
+
+  private static final List<TraceCheck.Trace> passing = new ArrayList<>();
+  private static final List<DefectTrace> defective = new ArrayList<>();
+  private static final Map<String, TraceCheck.Verdict> verdicts = new LinkedHashMap<>();
+  private static TraceCheck.Result result;
+
+  /** What the spec can express: whole ticks, no wait loop, a plain counter so tokens compare exactly. */
+  static WorldConfig conforming(PortFactory ports) {
+    return WorldConfig.simulated(ports).withoutWaitLoop().withFenceMode(FenceMode.COUNTER).conformingToSpec();
+  }
+
+  private static TraceCheck.Trace trace(String name, List<LeaseWorld.TraceStep> steps) {
+    return new TraceCheck.Trace(name, SpecTrace.of(steps, TICK_NANOS, LeaseMachine.SPEC_OWNERS.size()));
+  }
+
+  @BeforeAll
+  static void recordAndCheck() throws IOException {
+    long seed = Long.parseLong(System.getProperty("model.seed", "20261201").replace("random", "7"));
+    List<List<LeaseWorld.TraceStep>> recorded = new ArrayList<>();
+    LeaseMachine fixed = new LeaseMachine(conforming(PortFactory.FIXED), recorded::add);
+    PropertyRunner.Report report = new PropertyRunner<>(fixed).run(PropertyRunner.Config.of(seed, PASSING_CHAINS, 50));
+    assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
+    for (int k = 0; k < recorded.size(); k++) {
+      passing.add(trace("fixed adapter, run seed " + seed + ", chain " + k, recorded.get(k)));
+    }
+    for (SeedDefect d : SeedDefect.values()) {
+      WorldConfig config = conforming(SeedLeaseAdapter.factory(LeaseWorld.KEYS, EnumSet.of(d)));
+      PropertyRunner.Failure f = new PropertyRunner<>(new LeaseMachine(config)).printTo(s -> {})
+          .run(PropertyRunner.Config.of(seed + d.ordinal(), DEFECT_CHAINS, 50).anyFailureWhileShrinking())
+          .failure().orElseThrow(() -> new AssertionError(d + " not found within " + DEFECT_CHAINS + " chains"));
+      defective.add(replay(d, "found", config, f.chainSeed(), f.original()));
+      defective.add(replay(d, "shrunk", config, f.chainSeed(), f.shrunk()));
+    }
+    List<TraceCheck.Trace> all = new ArrayList<>(passing);
+    defective.forEach(t -> all.add(t.trace()));
+    Path spec = Path.of(System.getProperty("spec.tla.dir", "../spec/tla"));
+    result = TraceCheck.check(spec, TARGET.resolve("trace-validation"), all,
+        LeaseMachine.SPEC_OWNERS.stream().map(o -> o + 1).toList(), 1);
+    result.verdicts().forEach(v -> verdicts.put(v.trace().name(), v));
+    writeReport();
+  }
+
+  /** Replays a failing chain on a machine that records it; the failing step is the last one run. */
+  private static DefectTrace replay(SeedDefect d, String kind, WorldConfig config, long chainSeed,
+      List<dev.leasehold.model.runner.Step> steps) {
+    List<List<LeaseWorld.TraceStep>> recorded = new ArrayList<>();
+    LeaseMachine machine = new LeaseMachine(config, recorded::add);
+    PropertyRunner<LeaseWorld> runner = new PropertyRunner<>(machine);
+    PropertyRunner.ChainResult r = runner.replay(chainSeed, steps, new Stats());
+    assertTrue(r.failed(), () -> d + ": the " + kind + " chain no longer fails on replay");
+    String name = d + " (" + kind + ", " + r.executed().size() + " steps)";
+    return new DefectTrace(d, kind, trace(name, recorded.get(0)), r.executed().size(),
+        runner.renderSteps(r.executed()), r.violation().getMessage());
+  }
+
+  @Test
+  void everyTraceOfTheFixedAdapterIsAcceptedBySpec() {
+    List<String> rejected = new ArrayList<>();
+    for (TraceCheck.Trace t : passing) {
+      TraceCheck.Verdict v = verdicts.get(t.name());
+      if (!v.accepted()) {
+        rejected.add(t.name() + ": left the spec at event " + (v.matched() + 1) + " (chain step "
+            + v.rejectedEvent().step() + "): " + v.rejectedEvent().tla() + "\n" + context(t, v.matched()));
+      }
+    }
+    assertEquals(PASSING_CHAINS, passing.size());
+    assertEquals(List.of(), rejected, "traces of the fixed adapter that Lease.tla does not allow");
+  }
+
+  @ParameterizedTest
+  @EnumSource(SeedDefect.class)
+  void eachDefectTraceIsRejectedAtTheStepWhereThePropertiesFailed(SeedDefect defect) {
+    List<DefectTrace> mine = defective.stream().filter(t -> t.defect() == defect).toList();
+    assertEquals(2, mine.size());
+    for (DefectTrace t : mine) {
+      TraceCheck.Verdict v = verdicts.get(t.trace().name());
+      assertFalse(v.accepted(), () -> t.trace().name() + " was accepted by the spec; the properties said "
+          + t.violation() + ":\n" + String.join("\n", t.chain()));
+      SpecTrace.Event e = v.rejectedEvent();
+      assertNotNull(e);
+      assertEquals(t.failingStep(), e.step(), () -> t.trace().name() + ": the spec rejected event "
+          + (v.matched() + 1) + " " + e.tla() + " of step " + e.step() + ", the properties failed at step "
+          + t.failingStep() + " (" + t.violation() + ")\n" + String.join("\n", t.chain()) + "\n"
+          + context(t.trace(), v.matched()));
+    }
+  }
+
+  /** The events around index {@code at}, for a failure message. */
+  private static String context(TraceCheck.Trace t, int at) {
+    List<SpecTrace.Event> ev = t.events();
+    StringBuilder b = new StringBuilder();
+    for (int k = Math.max(0, at - 8); k < Math.min(ev.size(), at + 2); k++) {
+      b.append(k == at ? "  >> " : "     ").append(k + 1).append(" (step ").append(ev.get(k).step()).append(") ")
+          .append(ev.get(k).tla()).append('\n');
+    }
+    return b.toString();
+  }
+
+  private static void writeReport() throws IOException {
+    int events = result.verdicts().stream().mapToInt(v -> v.trace().events().size()).sum();
+    long accepted = passing.stream().filter(t -> verdicts.get(t.name()).accepted()).count();
+    StringBuilder md = new StringBuilder("# Trace validation\n\n");
+    md.append(String.format("One TLC run checked %d traces (%d events) against spec/tla/Lease.tla via LeaseTrace.tla "
+        + "in %.1f s (%d distinct states).%n%n", result.verdicts().size(), events, result.seconds(),
+        result.distinctStates()));
+    md.append(String.format("- fixed adapter: %d of %d chains accepted%n", accepted, passing.size()));
+    md.append("\n| seed defect | chain | steps | properties failed at step | spec rejected at step | rejected event |\n");
+    md.append("|---|---|---|---|---|---|\n");
+    for (DefectTrace t : defective) {
+      TraceCheck.Verdict v = verdicts.get(t.trace().name());
+      SpecTrace.Event e = v.rejectedEvent();
+      md.append(String.format("| %s | %s | %d | %d | %s | `%s` |%n", t.defect(), t.kind(), t.chain().size(),
+          t.failingStep(), e == null ? "accepted" : Integer.toString(e.step()),
+          e == null ? "" : e.tla().replace("|", "\\|")));
+    }
+    md.append("\nShrunk chains:\n\n");
+    for (DefectTrace t : defective.stream().filter(t -> t.kind().equals("shrunk")).collect(Collectors.toList())) {
+      md.append("```\n").append(t.defect()).append(": ").append(t.violation()).append('\n')
+          .append(String.join("\n", t.chain())).append("\n```\n");
+    }
+    Files.createDirectories(TARGET);
+    Files.writeString(TARGET.resolve("trace-validation.md"), md);
+    System.out.println(md);
+  }
+}

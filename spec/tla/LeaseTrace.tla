@@ -1,0 +1,122 @@
+----------------------------- MODULE LeaseTrace -----------------------------
+(***************************************************************************)
+(* Trace validation: does a run of the Java adapter, recorded by the       *)
+(* model tests, follow Lease.tla step by step?                            *)
+(*                                                                         *)
+(* The model tests (model-tests, dev.leasehold.model.trace) record each    *)
+(* chain on the simulated gateway and write it as a sequence of events.    *)
+(* One Java call becomes the spec steps it is made of (a renew whose reply *)
+(* was lost is Renew, Apply, LoseReply, Timeout), time becomes Tick steps, *)
+(* and after every chain step an "obs" event states what the               *)
+(* implementation looked like: the server's key and counter, and every    *)
+(* handle's state(), remainingValidity() and fencing token.  A generated   *)
+(* MCLeaseTraces.tla binds Traces to many such sequences; TLC follows all  *)
+(* of them at once, one per initial state (the variable j), and prints     *)
+(* <<"matched", j, k>> for each event k of trace j that it could match.    *)
+(* A trace is accepted when all its events matched; otherwise the first    *)
+(* event TLC could not match is where the Java run left the spec.          *)
+(*                                                                         *)
+(* Every event is deterministic given the state (each names its action     *)
+(* and parameters; a Tick names its drift d), so "could not match" is not  *)
+(* a wrong guess earlier on: the spec allows no step there at all.         *)
+(*                                                                         *)
+(* Time: one tick is one simulated 10 ms, and Drift is 1 tick.  Tokens are *)
+(* checked exactly, so traces use FenceMode.COUNTER (Durability "Plain")   *)
+(* and Faults includes "Pause" (TrackTokens).                              *)
+(***************************************************************************)
+EXTENDS Lease, Sequences, TLC
+
+CONSTANT Traces   \* A sequence of traces; each trace is a sequence of event records (see EventStep).
+
+VARIABLES
+    j,  \* The trace being followed (fixed in the initial state).
+    i   \* How many of its events matched so far.
+
+traceVars == <<vars, j, i>>
+
+(* Event e.holder names an attempt, or is 0 for "the key is absent".       *)
+HolderIs(h) == IF h = 0 THEN srv.holder = None ELSE srv.holder = h
+
+(* An "obs" event: the implementation right after a chain step agrees     *)
+(* with the spec's state.  remainingValidity() is 0 unless ACTIVE.         *)
+ObsAgrees(e) ==
+    /\ now = e.now
+    /\ cnow = e.cnow
+    /\ HolderIs(e.holder)
+    /\ e.holder # 0 => srv.expiry = e.exp
+    /\ srv.fence = e.fence
+    /\ \A a \in Attempt :
+          /\ Observed(a) = e.hs[a]
+          /\ (IF Observed(a) = "ACTIVE" THEN Deadline(a) - cnow ELSE 0) = e.rem[a]
+          /\ tok[a] = e.tok[a]
+
+(* An "inspect" event: RedisLeaseAdapter.inspect's result against          *)
+(* InspectReply.  A call that met a fault reports only that it could not   *)
+(* tell.                                                                   *)
+InspectAgrees(e) ==
+    LET r == InspectReply(e.a) IN
+    IF e.faulted THEN e.out \in {"Unavailable", "Indeterminate", "Overloaded"}
+    ELSE IF r.held THEN /\ e.out = "Held" /\ e.mine = r.mine
+                        /\ e.pttl = r.pttl /\ e.token = r.token
+    ELSE e.out = "Absent"
+
+(* A "local" event: a call that sent nothing.  Lease.tla has these as      *)
+(* stuttering steps; here we check that the Java outcome is one a call     *)
+(* without I/O may give: a TTL <= drift rejected, or NotActive when the    *)
+(* spec's Renew or Release is not enabled.                                 *)
+LocalAgrees(e) ==
+    CASE e.out = "IllegalArgumentException" -> e.kind # "release" /\ ~TtlOk(e.t)
+      [] e.out = "NotActive" /\ e.kind = "renew" -> ~CanRenew(e.a)
+      [] e.out = "NotActive" /\ e.kind = "release" ->
+            ~(hs[e.a] \in {"ACTIVE", "UNKNOWN"} /\ Observed(e.a) # "LOST")
+      [] OTHER -> FALSE
+
+(* The send that starts a call of kind e.kind with TTL e.t (0 for release).*)
+SendStep(e) ==
+    CASE e.kind = "acquire" -> TryAcquire(e.a, e.t) \/ Replay(e.a, e.t)
+      [] e.kind = "renew"   -> Renew(e.a, e.t)
+      [] e.kind = "release" -> Release(e.a)
+
+(* Event e is one step of Lease.tla (or a check on a stuttering step).     *)
+EventStep(e) ==
+    CASE e.op = "send"    -> SendStep(e)
+      [] e.op = "apply"   -> Apply(e.a)
+      [] e.op = "lose"    -> LoseReply(e.a)
+      [] e.op = "refuse"  -> Refuse(e.a)
+      [] e.op = "timeout" -> e.out = "Indeterminate" /\ Timeout(e.a)
+      [] e.op = "deliver" -> /\ call[e.a].phase \in {"replied", "refused"}
+                             /\ ResultOf(e.a) = e.out
+                             /\ e.oexp >= 0 => ObservedExpiry(e.a) = e.oexp
+                             /\ Deliver(e.a)
+      [] e.op = "late"    -> LET m == [a |-> e.a, kind |-> e.kind, ttl |-> e.t] IN
+                             m \in delayed /\ ApplyLate(m)
+      [] e.op = "tick"    -> Tick(e.d)
+      [] e.op = "state"   -> /\ State(e.a) \/ (~ENABLED State(e.a) /\ UNCHANGED vars)
+                             /\ Observed(e.a)' = e.out
+      [] e.op = "effect"  -> IF e.out = "accepted"
+                             THEN \/ Effect(e.a)
+                                  \/ /\ UNCHANGED vars   \* the same write again changes nothing
+                                     /\ hs[e.a] # "NONE" /\ tok[e.a] = storeHigh
+                                     /\ storeLast = hgrant[e.a]
+                             ELSE UNCHANGED vars /\ ~(hs[e.a] # "NONE" /\ tok[e.a] >= storeHigh)
+      [] e.op = "local"   -> UNCHANGED vars /\ LocalAgrees(e)
+      [] e.op = "notsent" -> \* the connection was known down: a call the spec would send
+                             UNCHANGED vars /\ e.out = "Unavailable" /\ ENABLED SendStep(e)
+      [] e.op = "inspect" -> UNCHANGED vars /\ InspectAgrees(e)
+      [] e.op = "obs"     -> UNCHANGED vars /\ ObsAgrees(e)
+
+TraceInit == Init /\ j \in 1..Len(Traces) /\ i = 0
+
+(* Match the next event of trace j, or stay once all of it matched (so     *)
+(* that a finished trace is no deadlock; TLC runs with -deadlock anyway).  *)
+TraceNext ==
+    \/ /\ i < Len(Traces[j])
+       \* Bound to a value first: an operator argument is re-evaluated at each use, and
+       \* TLC cannot evaluate the state variable j inside ENABLED.
+       /\ \E e \in {Traces[j][i + 1]} : EventStep(e)
+       /\ i' = i + 1
+       /\ UNCHANGED j
+       /\ PrintT(<<"matched", j, i + 1>>)
+    \/ /\ i = Len(Traces[j])
+       /\ UNCHANGED traceVars
+=============================================================================
