@@ -91,6 +91,7 @@ EventStep(e) ==
       [] e.op = "late"    -> LET m == [a |-> e.a, kind |-> e.kind, ttl |-> e.t] IN
                              m \in delayed /\ ApplyLate(m)
       [] e.op = "tick"    -> Tick(e.d)
+      [] e.op = "restart" -> Restart
       [] e.op = "state"   -> /\ State(e.a) \/ (~ENABLED State(e.a) /\ UNCHANGED vars)
                              /\ Observed(e.a)' = e.out
       [] e.op = "effect"  -> IF e.out = "accepted"

@@ -264,10 +264,13 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
       w.flushScripts();
       return "ok";
     }));
-    list.add(new Action("restart", 2, List.of(), (w, a) -> true, null, (w, a) -> {
-      w.restart();
-      return "ok";
-    }));
+    // The spec's Restart moves both clocks one tick: only while the client clock has no lag to catch up.
+    list.add(new Action("restart", 2, List.of(),
+        (w, a) -> !config.specConformant() || w.clock.trueNanos() - w.clock.clientNanos() == w.clock.lag(), null,
+        (w, a) -> {
+          w.restart();
+          return "ok";
+        }));
     list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
         (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
     return list;

@@ -246,6 +246,12 @@ public final class LeaseWorld implements AutoCloseable {
   }
 
   void restart() {
+    if (config.specConformant()) {
+      // The spec's Restart takes one tick (so ClockFloor tokens keep rising across it).
+      long tick = config.timeStepMicros() * 1_000L;
+      clock.advance(tick);
+      model.tick(tick);
+    }
     backend.restart();
     model.restart();
     noEvent("restart");

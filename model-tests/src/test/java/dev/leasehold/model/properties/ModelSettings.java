@@ -8,28 +8,28 @@ import java.nio.file.Path;
  *
  * <p>This class is stateless.
  */
-final class ModelSettings {
+public final class ModelSettings {
   private ModelSettings() {}
 
-  static int chains(int fallback) {
+  public static int chains(int fallback) {
     return Integer.getInteger("model.chains", fallback);
   }
 
-  static int maxLength() {
+  public static int maxLength() {
     return Integer.getInteger("model.maxLength", 50);
   }
 
   /** The run seed: fixed in CI for determinism; {@code -Dmodel.seed=random} explores. */
-  static long seed() {
+  public static long seed() {
     String s = System.getProperty("model.seed", "20261201");
     return s.equals("random") ? System.nanoTime() : Long.parseLong(s);
   }
 
-  static Path target() {
+  public static Path target() {
     return Path.of(System.getProperty("model.target.dir", "target"));
   }
 
-  static Path replayFile() {
+  public static Path replayFile() {
     String f = System.getProperty("model.replay");
     return f == null || f.isBlank() ? null : Path.of(f);
   }

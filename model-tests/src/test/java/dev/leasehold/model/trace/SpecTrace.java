@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * state after it. Attempt {@code i} of the chain is attempt {@code i + 1} in the spec.
  *
  * <p>Only a chain that conforms to the spec can be written (WorldConfig.conformingToSpec: whole
- * ticks, no wait loop, no restart, one handle per attempt); anything else is an
+ * ticks, no wait loop, one handle per attempt, a restart taking one tick); anything else is an
  * IllegalArgumentException naming the step.
  *
  * <p>This class is not threadsafe; each instance writes one trace.
@@ -67,6 +67,10 @@ public final class SpecTrace {
         if (!s.outcome().variant().equals("skipped")) {
           add(s, "effect", "a", s.attempt() + 1, "out", str(s.outcome().variant()));
         }
+      }
+      case "restart" -> {
+        nowTicks++;  // the spec's Restart takes one tick, as the conforming world's restart does
+        add(s, "restart");
       }
       case "applyDelayed" -> add(s, "late", "a", s.lateAttempt() + 1, "kind", str(s.late().kind()),
           "t", ticks(s, s.late().ttlMillis() * 1_000_000L));

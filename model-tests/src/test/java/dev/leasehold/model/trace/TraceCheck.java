@@ -28,7 +28,7 @@ public final class TraceCheck {
   private static final Pattern MATCHED = Pattern.compile("<<\"matched\", (\\d+), (\\d+)>>");
   private static final Pattern STATS = Pattern.compile("([\\d,]+) distinct states found");
   /** Fault names of Lease.tla the simulated chains can produce; "Pause" also makes tokens tracked. */
-  private static final String FAULTS = "{\"LoseReply\", \"Delay\", \"Refuse\", \"Pause\"}";
+  private static final String FAULTS = "{\"LoseReply\", \"Delay\", \"Refuse\", \"Pause\", \"Restart\"}";
 
   private TraceCheck() {}
 

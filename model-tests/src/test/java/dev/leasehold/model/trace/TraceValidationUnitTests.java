@@ -9,6 +9,7 @@ import dev.leasehold.model.lease.LeaseMachine;
 import dev.leasehold.model.lease.LeaseWorld;
 import dev.leasehold.model.lease.PortFactory;
 import dev.leasehold.model.lease.WorldConfig;
+import dev.leasehold.model.properties.ModelSettings;
 import dev.leasehold.model.runner.PropertyRunner;
 import dev.leasehold.model.runner.Stats;
 import dev.leasehold.model.seed.SeedDefect;
@@ -22,6 +23,9 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,14 +43,24 @@ class TraceValidationUnitTests {
   /** One spec tick: the simulated chains move in whole 10 ms steps (WorldConfig.conformingToSpec). */
   private static final long TICK_NANOS = 10_000_000L;
   private static final int PASSING_CHAINS = Integer.getInteger("model.traceChains", 200);
+  /** Chains with restarts as well (they waive what a restart breaks: validity, and FencedEffects with COUNTER). */
+  private static final int RESTART_CHAINS = PASSING_CHAINS;
   private static final int DEFECT_CHAINS = 200;
-  private static final Path TARGET = Path.of(System.getProperty("model.target.dir", "target"));
+  private static final Path TARGET = ModelSettings.target();
+  private static final Pattern NOW = Pattern.compile("\\bnow \\|-> (\\d+)");
 
   /** A defect trace: the chain's trace and the step (1-based) at which the properties failed. */
   private record DefectTrace(SeedDefect defect, String kind, TraceCheck.Trace trace, int failingStep,
       List<String> chain, String violation) {}
 
+  /** How many accepted traces get an altered copy, which must be rejected at the altered event. */
+  private static final int MUTANTS = 10;
+
+  /** A copy of a passing trace with one obs event's clock put one tick ahead. */
+  private record Mutant(TraceCheck.Trace trace, int alteredEvent) {}
+
   private static final List<TraceCheck.Trace> passing = new ArrayList<>();
+  private static final List<Mutant> mutants = new ArrayList<>();
   private static final List<DefectTrace> defective = new ArrayList<>();
   private static final Map<String, TraceCheck.Verdict> verdicts = new LinkedHashMap<>();
   private static TraceCheck.Result result;
@@ -62,14 +76,10 @@ class TraceValidationUnitTests {
 
   @BeforeAll
   static void recordAndCheck() throws IOException {
-    long seed = Long.parseLong(System.getProperty("model.seed", "20261201").replace("random", "7"));
-    List<List<LeaseWorld.TraceStep>> recorded = new ArrayList<>();
-    LeaseMachine fixed = new LeaseMachine(conforming(PortFactory.FIXED), recorded::add);
-    PropertyRunner.Report report = new PropertyRunner<>(fixed).run(PropertyRunner.Config.of(seed, PASSING_CHAINS, 50));
-    assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
-    for (int k = 0; k < recorded.size(); k++) {
-      passing.add(trace("fixed adapter, run seed " + seed + ", chain " + k, recorded.get(k)));
-    }
+    long seed = ModelSettings.seed();
+    record("fixed adapter", conforming(PortFactory.FIXED), seed, PASSING_CHAINS);
+    record("fixed adapter with restarts", conforming(PortFactory.FIXED).withRestarts().waiving("FencedEffects"),
+        seed + 1, RESTART_CHAINS);
     for (SeedDefect d : SeedDefect.values()) {
       WorldConfig config = conforming(SeedLeaseAdapter.factory(LeaseWorld.KEYS, EnumSet.of(d)));
       PropertyRunner.Failure f = new PropertyRunner<>(new LeaseMachine(config)).printTo(s -> {})
@@ -78,13 +88,45 @@ class TraceValidationUnitTests {
       defective.add(replay(d, "found", config, f.chainSeed(), f.original()));
       defective.add(replay(d, "shrunk", config, f.chainSeed(), f.shrunk()));
     }
+    for (TraceCheck.Trace t : passing) {
+      if (mutants.size() < MUTANTS && t.events().size() >= 20) {
+        mutants.add(mutant(t));
+      }
+    }
     List<TraceCheck.Trace> all = new ArrayList<>(passing);
     defective.forEach(t -> all.add(t.trace()));
+    mutants.forEach(m -> all.add(m.trace()));
     Path spec = Path.of(System.getProperty("spec.tla.dir", "../spec/tla"));
     result = TraceCheck.check(spec, TARGET.resolve("trace-validation"), all,
         LeaseMachine.SPEC_OWNERS.stream().map(o -> o + 1).toList(), 1);
     result.verdicts().forEach(v -> verdicts.put(v.trace().name(), v));
     writeReport();
+  }
+
+  /** Runs {@code chains} chains of the fixed adapter, which must pass, and keeps their traces. */
+  private static void record(String name, WorldConfig config, long seed, int chains) {
+    List<List<LeaseWorld.TraceStep>> recorded = new ArrayList<>();
+    PropertyRunner.Report report = new PropertyRunner<>(new LeaseMachine(config, recorded::add))
+        .run(PropertyRunner.Config.of(seed, chains, 50));
+    assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
+    for (int k = 0; k < recorded.size(); k++) {
+      passing.add(trace(name + ", run seed " + seed + ", chain " + k, recorded.get(k)));
+    }
+  }
+
+  /** The trace with the middle obs event claiming a server clock one tick later than it was. */
+  private static Mutant mutant(TraceCheck.Trace t) {
+    List<SpecTrace.Event> events = new ArrayList<>(t.events());
+    int k = events.size() / 2;
+    while (!events.get(k).tla().startsWith("[op |-> \"obs\"")) {
+      k++;
+    }
+    SpecTrace.Event e = events.get(k);
+    Matcher m = NOW.matcher(e.tla());
+    assertTrue(m.find(), e.tla());
+    String altered = m.replaceFirst("now |-> " + (Long.parseLong(m.group(1)) + 1));
+    events.set(k, new SpecTrace.Event(e.step(), altered));
+    return new Mutant(new TraceCheck.Trace(t.name() + ", event " + (k + 1) + " altered", events), k);
   }
 
   /** Replays a failing chain on a machine that records it; the failing step is the last one run. */
@@ -110,8 +152,18 @@ class TraceValidationUnitTests {
             + v.rejectedEvent().step() + "): " + v.rejectedEvent().tla() + "\n" + context(t, v.matched()));
       }
     }
-    assertEquals(PASSING_CHAINS, passing.size());
+    assertEquals(PASSING_CHAINS + RESTART_CHAINS, passing.size());
     assertEquals(List.of(), rejected, "traces of the fixed adapter that Lease.tla does not allow");
+  }
+
+  /** The check can fail: a trace that says the clock was one tick off is rejected right there. */
+  @Test
+  void anAlteredTraceIsRejectedAtTheAlteredEvent() {
+    assertEquals(MUTANTS, mutants.size());
+    for (Mutant m : mutants) {
+      TraceCheck.Verdict v = verdicts.get(m.trace().name());
+      assertEquals(m.alteredEvent(), v.matched(), () -> m.trace().name() + ": matched " + v.matched() + " events");
+    }
   }
 
   @ParameterizedTest
@@ -151,6 +203,22 @@ class TraceValidationUnitTests {
         + "in %.1f s (%d distinct states).%n%n", result.verdicts().size(), events, result.seconds(),
         result.distinctStates()));
     md.append(String.format("- fixed adapter: %d of %d chains accepted%n", accepted, passing.size()));
+    Map<String, Integer> ops = new TreeMap<>();
+    Pattern op = Pattern.compile("^\\[op \\|-> \"(\\w+)\"");
+    Pattern out = Pattern.compile("out \\|-> \"(\\w+)\"");
+    passing.forEach(t -> t.events().forEach(e -> {
+      Matcher m = op.matcher(e.tla());
+      Matcher o = out.matcher(e.tla());
+      if (m.find()) {
+        ops.merge(m.group(1) + (m.group(1).equals("deliver") && o.find() ? ":" + o.group(1) : ""), 1, Integer::sum);
+      }
+    }));
+    md.append("  - their events by kind: ").append(ops.entrySet().stream().map(x -> x.getKey() + " " + x.getValue())
+        .collect(Collectors.joining(", "))).append('\n');
+    md.append(String.format("- altered copies (one obs event's clock one tick ahead): %d of %d rejected at the "
+        + "altered event%n", mutants.stream().filter(m -> verdicts.get(m.trace().name()).matched() == m.alteredEvent())
+        .count(), mutants.size()));
+    md.append("- seed defects (chain parameters as generated; TTLs and times run on the 10 ms grid):\n");
     md.append("\n| seed defect | chain | steps | properties failed at step | spec rejected at step | rejected event |\n");
     md.append("|---|---|---|---|---|---|\n");
     for (DefectTrace t : defective) {
