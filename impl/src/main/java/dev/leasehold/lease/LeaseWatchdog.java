@@ -26,9 +26,14 @@ import org.slf4j.LoggerFactory;
  *   <li>the handle is released ({@code RELEASED}): ends quietly;</li>
  *   <li>the caller's deadline ({@code stopAfter}) passes, or the registration is cancelled: ends
  *       quietly, and the lease then expires on the server unless someone else renews it;</li>
- *   <li>the handle becomes {@code LOST} or {@code UNKNOWN}: the {@link LossListener} is called
- *       exactly once, with the state and the reason, and the registration ends. An {@code UNKNOWN}
- *       lease might still be held, but nothing may rely on it, so it is reported, not retried.</li>
+ *   <li>the handle becomes {@code LOST}, or a renewal leaves it {@code UNKNOWN}: the
+ *       {@link LossListener} is called exactly once, with the state and the reason, and the
+ *       registration ends. An {@code UNKNOWN} lease might still be held, but nothing may rely on
+ *       it, so it is reported, not retried. A handle that reads {@code UNKNOWN} when a renewal is
+ *       due (its release is in flight on another thread, or another thread's renew went
+ *       unanswered) is renewed all the same: the renew waits for the request in flight, sends
+ *       nothing if the handle cannot renew ({@code RELEASED} ends quietly, a release that may
+ *       still delete the lease is reported), and otherwise settles the state.</li>
  * </ul>
  *
  * <p>Renewals run on an injected {@link ScheduledExecutorService} (which {@link #close()} never
@@ -284,10 +289,12 @@ public final class LeaseWatchdog implements AutoCloseable {
         end();
         return;
       }
-      if (before != LeaseState.ACTIVE) {
-        report(before, before == LeaseState.LOST ? "local validity ran out before the renewal" : "lease state unknown");
+      if (before == LeaseState.LOST) {
+        report(before, "local validity ran out before the renewal");
         return;
       }
+      // UNKNOWN may be the application's release in flight: renew waits for it and answers from
+      // what it left (RELEASED ends quietly; a pending release gives NotActive(UNKNOWN), reported).
       RenewOutcome outcome = handle.renew(ttl);
       if (outcome instanceof RenewOutcome.Renewed r) {
         renewals.incrementAndGet();

@@ -15,16 +15,57 @@ import java.util.function.UnaryOperator;
 
 /**
  * A lease held through a {@link RedisLeaseAdapter}: the client half of the protocol in
- * {@code spec/Lease.tla}. The belief (state, local deadline, server expiry) is one immutable
- * {@link Belief} swapped atomically, so {@link #state()} never blocks and always agrees with the
- * last outcome; renew and release are serialized by a lock so a watchdog thread and the
- * application thread never have two requests of one handle in flight.
+ * {@code spec/Lease.tla}. The belief (state, local deadline, server expiry, the request in flight)
+ * is one immutable {@link Belief} swapped atomically, so {@link #state()} never blocks and always
+ * agrees with the last outcome; renew and release are serialized by a lock so a watchdog thread
+ * and the application thread never have two requests of one handle in flight. While one is in
+ * flight, {@link #state()} and {@link #remainingValidity()} already allow for it (the spec's
+ * {@code Observed(a)} and {@code Deadline(a)}): the server may apply it at any moment before the
+ * reply arrives.
  *
  * <p>This class is threadsafe.
  */
 public final class RedisLeaseHandle implements LeaseHandle {
-  /** One consistent view of the lease; {@code deadline} is on the monotonic clock, in ns. */
-  record Belief(LeaseState state, long deadline, Instant serverExpiry) {}
+  /** The request of this handle whose reply has not come back yet. */
+  sealed interface InFlight {
+    InFlight NONE = new Nothing();
+
+    record Nothing() implements InFlight {}
+
+    /** A renew(ttl) sent at start: once applied the server may hold only start + ttl, so cap is start + ttl - drift. */
+    record Renew(long cap) implements InFlight {}
+
+    /** A release: the key may be gone at any moment, so an ACTIVE handle reads UNKNOWN. */
+    record Release() implements InFlight {}
+  }
+
+  /**
+   * One consistent view of the lease; {@code deadline} is on the monotonic clock, in ns, and
+   * {@code state} is what the last reply left (the stored state of the spec's {@code hs}).
+   */
+  record Belief(LeaseState state, long deadline, Instant serverExpiry, InFlight inFlight) {
+    Belief(LeaseState state, long deadline, Instant serverExpiry) {
+      this(state, deadline, serverExpiry, InFlight.NONE);
+    }
+
+    /** The deadline to rely on now: a renew in flight may already have shortened the lease. */
+    long validUntil() {
+      return inFlight instanceof InFlight.Renew r ? Math.min(deadline, r.cap()) : deadline;
+    }
+
+    /** What state() answers: an ACTIVE handle whose release is in flight may already be gone. */
+    LeaseState observed() {
+      return state == LeaseState.ACTIVE && inFlight instanceof InFlight.Release ? LeaseState.UNKNOWN : state;
+    }
+
+    Belief sending(InFlight request) {
+      return new Belief(state, deadline, serverExpiry, request);
+    }
+
+    Belief ended(LeaseState end) {
+      return new Belief(end, deadline, serverExpiry, inFlight);
+    }
+  }
 
   private final RedisLeaseConfig config;
   private final LeaseAttempt attempt;
@@ -60,10 +101,10 @@ public final class RedisLeaseHandle implements LeaseHandle {
     return expire(new Belief(state, deadline, wallStart.plusMillis(Math.max(0, serverMs))));
   }
 
-  /** Local expiry, stored: a live belief whose deadline has passed becomes LOST for good. */
+  /** Local expiry, stored: a live belief whose deadline (capped by a renew in flight) has passed becomes LOST for good. */
   private Belief expire(Belief b) {
-    if (b.state().isLive() && config.monotonicNanos().getAsLong() - b.deadline() >= 0) {
-      return new Belief(LeaseState.LOST, b.deadline(), b.serverExpiry());
+    if (b.state().isLive() && config.monotonicNanos().getAsLong() - b.validUntil() >= 0) {
+      return b.ended(LeaseState.LOST);
     }
     return b;
   }
@@ -78,16 +119,16 @@ public final class RedisLeaseHandle implements LeaseHandle {
 
   @Override
   public LeaseState state() {
-    return current().state();
+    return current().observed();
   }
 
   @Override
   public Duration remainingValidity() {
     Belief b = current();
-    if (b.state() != LeaseState.ACTIVE) {
+    if (b.observed() != LeaseState.ACTIVE) {
       return Duration.ZERO;
     }
-    return Duration.ofNanos(Math.max(0, b.deadline() - config.monotonicNanos().getAsLong()));
+    return Duration.ofNanos(Math.max(0, b.validUntil() - config.monotonicNanos().getAsLong()));
   }
 
   @Override
@@ -123,21 +164,31 @@ public final class RedisLeaseHandle implements LeaseHandle {
       Instant wallStart = config.wallClock().instant();
       GatewayReply.Change change;
       ledger.beginRenew(ttlMs);
+      update(b -> b.sending(new InFlight.Renew(start + Duration.ofMillis(ttlMs).toNanos() - driftNanos)));
       try {
-        change = config.gateway().renew(keys, attempt.ownership(), ttlMs);
-      } catch (GatewayException e) {
-        ledger.endRenew(ttlMs, !e.provablyNotApplied());
-        return renewFailed(e, start, ttlMs);
+        try {
+          change = config.gateway().renew(keys, attempt.ownership(), ttlMs);
+        } catch (GatewayException e) {
+          ledger.endRenew(ttlMs, !e.provablyNotApplied());
+          return renewFailed(e, start, ttlMs);
+        }
+        ledger.endRenew(ttlMs, false);
+        return switch (change) {
+          case APPLIED -> renewed(start, wallStart, ttlMs);
+          case ABSENT -> lost("lease absent: expired or deleted on the server");
+          case OTHER -> lost("lease held by another attempt");
+        };
+      } finally {
+        landed();
       }
-      ledger.endRenew(ttlMs, false);
-      return switch (change) {
-        case APPLIED -> renewed(start, wallStart, ttlMs);
-        case ABSENT -> lost("lease absent: expired or deleted on the server");
-        case OTHER -> lost("lease held by another attempt");
-      };
     } finally {
       requests.unlock();
     }
+  }
+
+  /** The reply (or the failure) is in: nothing of this handle is in flight any more. */
+  private void landed() {
+    update(b -> b.sending(InFlight.NONE));
   }
 
   private RenewOutcome renewed(long start, Instant wallStart, long ttlMs) {
@@ -149,11 +200,11 @@ public final class RedisLeaseHandle implements LeaseHandle {
     if (after.state() != LeaseState.ACTIVE) {
       return new RenewOutcome.Indeterminate("a release of this attempt may still delete the lease");
     }
-    return new RenewOutcome.Renewed(remainingValidity());
+    return new RenewOutcome.Renewed(Duration.ofNanos(Math.max(0, after.deadline() - config.monotonicNanos().getAsLong())));
   }
 
   private RenewOutcome lost(String reason) {
-    update(b -> b.state().isLive() ? new Belief(LeaseState.LOST, b.deadline(), b.serverExpiry()) : b);
+    update(b -> b.state().isLive() ? b.ended(LeaseState.LOST) : b);
     return new RenewOutcome.Lost(reason);
   }
 
@@ -187,18 +238,23 @@ public final class RedisLeaseHandle implements LeaseHandle {
       }
       GatewayReply.Change change;
       ledger.beginRelease();
+      update(b -> b.sending(new InFlight.Release()));
       try {
-        change = config.gateway().release(keys, attempt.ownership());
-      } catch (GatewayException e) {
-        ledger.endRelease(!e.provablyNotApplied());
-        return releaseFailed(e);
+        try {
+          change = config.gateway().release(keys, attempt.ownership());
+        } catch (GatewayException e) {
+          ledger.endRelease(!e.provablyNotApplied());
+          return releaseFailed(e);
+        }
+        ledger.endRelease(false);
+        return switch (change) {
+          case APPLIED -> settle(LeaseState.RELEASED, new ReleaseOutcome.Released());
+          case ABSENT -> settle(LeaseState.RELEASED, new ReleaseOutcome.AlreadyAbsent());
+          case OTHER -> settle(LeaseState.LOST, new ReleaseOutcome.NotOwner());
+        };
+      } finally {
+        landed();
       }
-      ledger.endRelease(false);
-      return switch (change) {
-        case APPLIED -> settle(LeaseState.RELEASED, new ReleaseOutcome.Released());
-        case ABSENT -> settle(LeaseState.RELEASED, new ReleaseOutcome.AlreadyAbsent());
-        case OTHER -> settle(LeaseState.LOST, new ReleaseOutcome.NotOwner());
-      };
     } finally {
       requests.unlock();
     }
@@ -206,7 +262,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
 
   /** A definite release reply ends a live handle; one whose budget ran out in flight stays LOST. */
   private ReleaseOutcome settle(LeaseState end, ReleaseOutcome outcome) {
-    update(b -> b.state().isLive() ? new Belief(end, b.deadline(), b.serverExpiry()) : b);
+    update(b -> b.state().isLive() ? b.ended(end) : b);
     return outcome;
   }
 
@@ -217,7 +273,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
       case OVERLOADED:
         return new ReleaseOutcome.Overloaded(config.contentionRetryAfter());
       default:
-        Belief after = update(b -> b.state().isLive() ? new Belief(LeaseState.UNKNOWN, b.deadline(), b.serverExpiry()) : b);
+        Belief after = update(b -> b.state().isLive() ? b.ended(LeaseState.UNKNOWN) : b);
         if (after.state() == LeaseState.LOST) {
           return new ReleaseOutcome.NotActive(LeaseState.LOST);
         }
@@ -236,14 +292,15 @@ public final class RedisLeaseHandle implements LeaseHandle {
     update(b -> {
       // updateAndGet may run this more than once; the last run decides.
       absorbed[0] = b.state().isLive();
-      return absorbed[0] ? granted(start, wallStart, serverMs) : b;
+      // A renew or release of this handle may still be in flight: its cap or UNKNOWN stays until it lands.
+      return absorbed[0] ? granted(start, wallStart, serverMs).sending(b.inFlight()) : b;
     });
     return absorbed[0];
   }
 
   /** A newer grant of the same attempt means the server had lost this handle's lease. */
   void supersede() {
-    update(b -> b.state().isLive() ? new Belief(LeaseState.LOST, b.deadline(), b.serverExpiry()) : b);
+    update(b -> b.state().isLive() ? b.ended(LeaseState.LOST) : b);
   }
 
   @Override
@@ -257,6 +314,6 @@ public final class RedisLeaseHandle implements LeaseHandle {
   public String toString() {
     Belief b = current();
     return "RedisLeaseHandle[key=" + keys.lease() + ", operationId=" + attempt.operationId()
-        + ", state=" + b.state() + ", fencingToken=" + fencingToken + "]";
+        + ", state=" + b.observed() + ", fencingToken=" + fencingToken + "]";
   }
 }

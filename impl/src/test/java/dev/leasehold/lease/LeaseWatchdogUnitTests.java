@@ -13,9 +13,15 @@ import dev.leasehold.redis.RedisLeaseAdapter;
 import dev.leasehold.testing.FakeRedis;
 import java.time.Duration;
 import java.util.List;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -135,6 +141,60 @@ class LeaseWatchdogUnitTests {
     await(() -> !registration.isActive(), Duration.ofSeconds(10));
     assertTrue(losses.isEmpty());
     assertEquals(0, redis.calls("renew") - registration.renewals(), "no renew sent after the release");
+  }
+
+  /** A tick during the application's release reads UNKNOWN (the key may be gone); it must end quietly. */
+  @Test
+  void releaseInFlightDuringATick_endsQuietly() throws InterruptedException {
+    LeaseHandle handle = acquire("op");
+    CountDownLatch tickedWhileReleasing = new CountDownLatch(1);
+    AtomicReference<LeaseState> seenByTick = new AtomicReference<>();
+    Thread releaser = Thread.currentThread();
+    AtomicBoolean releasing = new AtomicBoolean();
+    // The watchdog's view of the handle: every call forwarded, state() also noted while releasing.
+    LeaseHandle observed = (LeaseHandle) Proxy.newProxyInstance(LeaseHandle.class.getClassLoader(),
+        new Class<?>[] {LeaseHandle.class}, (proxy, method, args) -> {
+          Object result;
+          try {
+            result = method.invoke(handle, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+          if (method.getName().equals("state") && releasing.get() && Thread.currentThread() != releaser) {
+            seenByTick.compareAndSet(null, (LeaseState) result);
+            tickedWhileReleasing.countDown();
+          }
+          return result;
+        });
+    LeaseWatchdog.Registration registration = watchdog.watch(observed, TTL, losses::add);
+    redis.onApplied(op -> {
+      if (op.equals("release")) {
+        releasing.set(true);
+        try {
+          assertTrue(tickedWhileReleasing.await(10, TimeUnit.SECONDS), "no tick while the release was in flight");
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+      }
+    });
+    assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
+    await(() -> !registration.isActive(), Duration.ofSeconds(10));
+    assertEquals(LeaseState.UNKNOWN, seenByTick.get(), "the tick saw the release in flight");
+    assertEquals(List.of(), losses, "a release is not a loss");
+  }
+
+  /** UNKNOWN left by another thread's unanswered renew is not a pending release: the next renewal settles it. */
+  @Test
+  void unknownFromAnotherThreadsRenew_isRenewedAgain() throws InterruptedException {
+    LeaseHandle handle = acquire("op");
+    redis.loseNextReply("renew", true);
+    assertInstanceOf(RenewOutcome.Indeterminate.class, handle.renew(TTL));
+    assertEquals(LeaseState.UNKNOWN, handle.state());
+    LeaseWatchdog.Registration registration = watchdog.watch(handle, TTL, losses::add);
+    await(() -> registration.renewals() >= 1, Duration.ofSeconds(10));
+    assertEquals(LeaseState.ACTIVE, handle.state());
+    assertEquals(List.of(), losses);
+    registration.cancel();
   }
 
   @Test

@@ -224,6 +224,81 @@ class RedisLeaseHandleUnitTests {
     assertEquals(LeaseState.RELEASED, h.state());
   }
 
+  /** What another thread would see while {@code op} is in flight, captured right after the server ran it. */
+  record Seen(LeaseState state, Duration remaining) {}
+
+  AtomicReference<Seen> seenWhileApplied(LeaseHandle h, String op) {
+    AtomicReference<Seen> seen = new AtomicReference<>();
+    redis.onApplied(o -> { if (o.equals(op)) seen.set(new Seen(h.state(), h.remainingValidity())); });
+    return seen;
+  }
+
+  /** The same, captured as the call reaches the server (also when a fault then stops it). */
+  AtomicReference<Seen> seenWhileSent(LeaseHandle h, String op) {
+    AtomicReference<Seen> seen = new AtomicReference<>();
+    redis.onCall(o -> { if (o.equals(op)) seen.set(new Seen(h.state(), h.remainingValidity())); });
+    return seen;
+  }
+
+  /** Spec Deadline(a): an applied shorter renew already holds while its reply is on the way. */
+  @Test
+  void renewInFlight_shorterTtl_capsTheValidityFromTheSend() {
+    LeaseHandle h = hold(1_000);
+    AtomicReference<Seen> seen = seenWhileApplied(h, "renew");
+    assertEquals(new RenewOutcome.Renewed(Duration.ofMillis(90)), h.renew(Duration.ofMillis(100)));
+    assertEquals(new Seen(LeaseState.ACTIVE, Duration.ofMillis(90)), seen.get(), "not the old 990 ms");
+  }
+
+  @Test
+  void renewInFlight_longerTtl_keepsTheOldDeadlineUntilTheReply() {
+    LeaseHandle h = hold(100);
+    AtomicReference<Seen> seen = seenWhileApplied(h, "renew");
+    assertEquals(new RenewOutcome.Renewed(Duration.ofMillis(990)), h.renew(Duration.ofMillis(1_000)));
+    assertEquals(new Seen(LeaseState.ACTIVE, Duration.ofMillis(90)), seen.get());
+  }
+
+  @Test
+  void renewInFlight_whoseCapPasses_isStoredLost_andTheReplyIsLost() {
+    LeaseHandle h = hold(1_000);
+    redis.onApplied(op -> { if (op.equals("renew")) clock.advance(Duration.ofMillis(10)); });
+    AtomicReference<Seen> seen = seenWhileApplied(h, "renew");
+    // cap = start + 20 - 10 ms: passed inside the call, though the old deadline (990 ms) has not.
+    assertInstanceOf(RenewOutcome.Lost.class, h.renew(Duration.ofMillis(20)));
+    assertEquals(new Seen(LeaseState.LOST, Duration.ZERO), seen.get());
+    assertEquals(LeaseState.LOST, h.state());
+  }
+
+  @Test
+  void renewRefused_dropsTheInFlightCap() {
+    LeaseHandle h = hold(1_000);
+    AtomicReference<Seen> seen = seenWhileSent(h, "renew");
+    redis.failNext("renew", Failure.OVERLOADED);
+    assertInstanceOf(RenewOutcome.Overloaded.class, h.renew(Duration.ofMillis(100)));
+    assertEquals(new Seen(LeaseState.ACTIVE, Duration.ofMillis(90)), seen.get());
+    assertEquals(Duration.ofMillis(990), h.remainingValidity(), "not applied: the old deadline again");
+  }
+
+  /** Spec Observed(a): the key may be gone as soon as the release is sent. */
+  @Test
+  void releaseInFlight_readsUnknown_thenReleased() {
+    LeaseHandle h = hold(1_000);
+    AtomicReference<Seen> seen = seenWhileApplied(h, "release");
+    assertEquals(new ReleaseOutcome.Released(), h.release());
+    assertEquals(new Seen(LeaseState.UNKNOWN, Duration.ZERO), seen.get());
+    assertEquals(LeaseState.RELEASED, h.state());
+  }
+
+  @Test
+  void releaseRefused_isActiveAgain() {
+    LeaseHandle h = hold(1_000);
+    AtomicReference<Seen> seen = seenWhileSent(h, "release");
+    redis.failNext("release", Failure.NOT_SENT);
+    assertInstanceOf(ReleaseOutcome.Unavailable.class, h.release());
+    assertEquals(new Seen(LeaseState.UNKNOWN, Duration.ZERO), seen.get());
+    assertEquals(LeaseState.ACTIVE, h.state());
+    assertEquals(Duration.ofMillis(990), h.remainingValidity());
+  }
+
   @Test
   void interruptBeforeRenew_isUnavailable_sendsNothing_keepsTheFlag() {
     LeaseHandle h = hold(1_000);

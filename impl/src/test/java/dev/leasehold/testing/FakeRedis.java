@@ -94,6 +94,7 @@ public final class FakeRedis implements LeaseGateway {
   private final Map<String, Deque<Boolean>> applyFaulted = new HashMap<>();
   private final Map<String, AtomicInteger> calls = new HashMap<>();
   private final List<java.util.function.Consumer<String>> onCall = new ArrayList<>();
+  private final List<java.util.function.Consumer<String>> onApplied = new ArrayList<>();
 
   public FakeRedis(Clock clock) {
     this.clock = clock;
@@ -119,6 +120,11 @@ public final class FakeRedis implements LeaseGateway {
   /** Runs {@code hook} with the operation's name at the start of every call (for example to interrupt). */
   public synchronized void onCall(java.util.function.Consumer<String> hook) {
     onCall.add(hook);
+  }
+
+  /** Runs {@code hook} with the operation's name after the call ran and before its reply (or lost reply) returns. */
+  public synchronized void onApplied(java.util.function.Consumer<String> hook) {
+    onApplied.add(hook);
   }
 
   public synchronized int calls(String operation) {
@@ -161,10 +167,13 @@ public final class FakeRedis implements LeaseGateway {
     Deque<GatewayException> queued = faults.get(operation);
     GatewayException fault = queued == null ? null : queued.poll();
     if (fault == null) {
-      return body.get();
+      T reply = body.get();
+      onApplied.forEach(hook -> hook.accept(operation));
+      return reply;
     }
     if (applyFaulted.get(operation).poll()) {
       body.get();
+      onApplied.forEach(hook -> hook.accept(operation));
     }
     throw fault;
   }

@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -31,9 +32,19 @@ public final class FaultyGateway implements LeaseGateway {
   private final Deque<Fault> armed = new ArrayDeque<>();
   private final List<Delayed> delayed = new ArrayList<>();
   private final List<Call> calls = new ArrayList<>();
+  private volatile Consumer<String> inFlight = kind -> { };
 
   public FaultyGateway(LeaseGateway delegate) {
     this.delegate = delegate;
+  }
+
+  /**
+   * Runs {@code observer} inside every mutating call, after the server had its chance to apply it
+   * (or the fault stopped it) and before the client hears back: the window in which another thread
+   * may ask the handle what it believes. The observer gets the call's kind.
+   */
+  public void whileInFlight(Consumer<String> observer) {
+    this.inFlight = observer;
   }
 
   public synchronized void arm(Fault fault) {
@@ -81,16 +92,22 @@ public final class FaultyGateway implements LeaseGateway {
 
   private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
     Fault fault = next(kind, ttl);
+    Runnable observe = mutating ? () -> inFlight.accept(kind) : () -> { };
     if (fault == null) {
-      return send.get();
+      T reply = send.get();
+      observe.run();
+      return reply;
     }
     switch (fault) {
       case NOT_SENT:
+        observe.run();
         throw new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");
       case OVERLOADED:
+        observe.run();
         throw new GatewayException(Failure.OVERLOADED, "injected: BUSY Redis is busy running a script");
       case LOSE_REPLY:
         send.get();
+        observe.run();
         throw new GatewayException(Failure.AMBIGUOUS, "injected: reply lost after the server applied it");
       default:
         if (mutating) {
@@ -98,6 +115,7 @@ public final class FaultyGateway implements LeaseGateway {
             delayed.add(new Delayed(kind, ownership, ttl, send::get));
           }
         }
+        observe.run();
         throw new GatewayException(Failure.AMBIGUOUS, "injected: command timed out, request still in flight");
     }
   }

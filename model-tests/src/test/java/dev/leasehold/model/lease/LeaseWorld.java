@@ -70,6 +70,8 @@ public final class LeaseWorld implements AutoCloseable {
   private StepEvent event;
   private StepEvent modelEvent;
   private final List<String> problems = new ArrayList<>();
+  /** The first invariant broken while a call was in flight; thrown by {@link #check()} (the adapter must not swallow it). */
+  private PropertyViolation inFlightViolation;
   private int owners;
 
   /**
@@ -101,7 +103,32 @@ public final class LeaseWorld implements AutoCloseable {
         });
     this.model = new LeaseModel(config.drift().toNanos(), config.fenceMode(), CONTENTION, config.exact(),
         backend.slackNanos());
+    gateway.whileInFlight(this::checkInFlight);
     syncClock();
+  }
+
+  /**
+   * Inside a call, between the server's step and the reply: what state() and remainingValidity()
+   * say now (another thread may ask) must already be within what the server holds. The spec's
+   * Observed(a) while a call is in flight: a renew(ttl) caps the deadline at start + ttl - drift,
+   * a release makes an ACTIVE handle UNKNOWN.
+   */
+  private void checkInFlight(String kind) {
+    if (inFlightViolation != null) {
+      return;
+    }
+    Snapshot now = snapshot();
+    try {
+      if (!config.waived().contains("ValidityWithinServerLease")) {
+        LeaseInvariants.validity(now);
+      }
+      if (!config.waived().contains("MutualExclusion")) {
+        LeaseInvariants.mutualExclusion(now);
+      }
+    } catch (PropertyViolation v) {
+      inFlightViolation = new PropertyViolation(v.property(),
+          "while a " + kind + " was in flight, " + v.getMessage().substring(v.property().length() + 2));
+    }
   }
 
   /** On a real server: freeze the client clock for this step and tell the model. */
@@ -438,6 +465,11 @@ public final class LeaseWorld implements AutoCloseable {
     recordTraceStep(after);
     Snapshot before = e.before() == null ? after : e.before();
     StepEvent full = new StepEvent(e.op(), e.attempt(), e.handle(), e.outcome(), before, e.stateBefore());
+    if (inFlightViolation != null) {
+      PropertyViolation v = inFlightViolation;
+      inFlightViolation = null;
+      throw v;
+    }
     LeaseInvariants.checkAll(full, after, terminalSeen, storeLast, storeMax, config.waived());
     for (Snapshot.HandleObs h : after.handles()) {
       if (h.state() == LeaseState.LOST || h.state() == LeaseState.RELEASED) {

@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,6 +33,12 @@ class SeedDefectsUnitTests {
 
   private static WorldConfig config(Set<SeedDefect> defects) {
     return WorldConfig.simulated(SeedLeaseAdapter.factory(LeaseWorld.KEYS, defects)).withoutWaitLoop();
+  }
+
+  /** Each defect appends its section; a second run must not append to the first run's report. */
+  @BeforeAll
+  static void freshReport() throws IOException {
+    Files.deleteIfExists(REPORT);
   }
 
   @Test

@@ -26,6 +26,10 @@ final class SeedLeaseHandle implements LeaseHandle {
   private LeaseState state;
   private long deadline;
   private Instant serverExpiry;
+  /** While a renew(ttl) is in flight: start + ttl - drift, which caps the deadline (spec Deadline(a)); else null. */
+  private Long renewCap;
+  /** While a release is in flight: an ACTIVE handle reads UNKNOWN (spec Observed(a)). */
+  private boolean releasing;
 
   SeedLeaseHandle(SeedLeaseAdapter adapter, LeaseAttempt attempt, SeedLedger ledger, long token) {
     this.adapter = adapter;
@@ -45,8 +49,12 @@ final class SeedLeaseHandle implements LeaseHandle {
     stored();
   }
 
+  private long validUntil() {
+    return renewCap == null ? deadline : Math.min(deadline, renewCap);
+  }
+
   private boolean expired() {
-    return state.isLive() && adapter.now() - deadline >= 0;
+    return state.isLive() && adapter.now() - validUntil() >= 0;
   }
 
   /** The state with local expiry applied and stored (unless the seed defect is on). */
@@ -60,7 +68,8 @@ final class SeedLeaseHandle implements LeaseHandle {
   @Override
   public synchronized LeaseState state() {
     stored();
-    return expired() ? LeaseState.LOST : state;
+    LeaseState s = expired() ? LeaseState.LOST : state;
+    return s == LeaseState.ACTIVE && releasing ? LeaseState.UNKNOWN : s;
   }
 
   synchronized boolean isLive() {
@@ -75,7 +84,7 @@ final class SeedLeaseHandle implements LeaseHandle {
 
   @Override
   public synchronized Duration remainingValidity() {
-    return state() == LeaseState.ACTIVE ? Duration.ofNanos(Math.max(0, deadline - adapter.now())) : Duration.ZERO;
+    return state() == LeaseState.ACTIVE ? Duration.ofNanos(Math.max(0, validUntil() - adapter.now())) : Duration.ZERO;
   }
 
   @Override
@@ -95,6 +104,14 @@ final class SeedLeaseHandle implements LeaseHandle {
 
   @Override
   public synchronized RenewOutcome renew(Duration ttl) {
+    try {
+      return sendRenew(ttl);
+    } finally {
+      renewCap = null;
+    }
+  }
+
+  private RenewOutcome sendRenew(Duration ttl) {
     boolean late = adapter.has(SeedDefect.TTL_CHECK_AFTER_SEND);
     long ttlMs = late ? ttl.toMillis() : adapter.checkedTtl(ttl);
     if (!adapter.has(SeedDefect.RENEW_WITHOUT_PRECONDITION)) {
@@ -106,6 +123,7 @@ final class SeedLeaseHandle implements LeaseHandle {
     }
     long start = adapter.now();
     Instant wallStart = adapter.wall();
+    renewCap = start + Duration.ofMillis(ttlMs).toNanos() - adapter.drift();
     GatewayReply.Change change;
     try {
       change = adapter.gateway().renew(adapter.keys(), attempt.ownership(), ttlMs);
@@ -151,11 +169,20 @@ final class SeedLeaseHandle implements LeaseHandle {
 
   @Override
   public synchronized ReleaseOutcome release() {
+    try {
+      return sendRelease();
+    } finally {
+      releasing = false;
+    }
+  }
+
+  private ReleaseOutcome sendRelease() {
     LeaseState st = state();
     if (!st.isLive()) {
       return new ReleaseOutcome.NotActive(st);
     }
     GatewayReply.Change change;
+    releasing = true;
     try {
       change = adapter.gateway().release(adapter.keys(), attempt.ownership());
     } catch (GatewayException e) {
