@@ -373,7 +373,7 @@ public final class LeaseWorld implements AutoCloseable {
         firstOut = out;
       }
       allowed.add(out);
-      if (out.matches(actual, tolerance())) {
+      if (out.matches(actual, tolerance(), lateness())) {
         copy.choices(new Choices(List.of()));
         model = copy;
         return out;
@@ -493,8 +493,24 @@ public final class LeaseWorld implements AutoCloseable {
     event = null;
   }
 
+  /** Within tol above the model, and within tol plus the step's real time below it. */
+  private static boolean near(long actual, long model, long tol, long late) {
+    return actual - model <= tol && model - actual <= tol + late;
+  }
+
+  /**
+   * On a real server: how long the step has run in real time since it froze the client clock. The
+   * server applied the call somewhere in that window, so a reply PTTL (and with it a replay's
+   * budget and observedServerExpiry) may be that much below what the model, which applies at the
+   * frozen instant, predicts; never above it.
+   */
+  private long lateness() {
+    return clock instanceof RealClock real ? Math.max(0, real.liveNanos() - real.trueNanos()) : 0;
+  }
+
   private void compareHandles(Snapshot after) {
     long tol = tolerance();
+    long late = lateness();
     PropertyViolation.check(after.handles().size() == model.handleCount(), "ModelAgreement",
         "the adapter made " + after.handles().size() + " handles, the model " + model.handleCount());
     for (Snapshot.HandleObs h : after.handles()) {
@@ -502,12 +518,12 @@ public final class LeaseWorld implements AutoCloseable {
       LeaseState ms = model.state(i);
       PropertyViolation.check(h.state() == ms, "ModelAgreement",
           "handle " + i + " says " + h.state() + ", the model says " + ms);
-      PropertyViolation.check(Math.abs(h.remaining() - model.remaining(i)) <= tol, "ModelAgreement",
+      PropertyViolation.check(near(h.remaining(), model.remaining(i), tol, late), "ModelAgreement",
           "handle " + i + " has " + LeaseInvariants.ms(h.remaining()) + " left, the model says "
               + LeaseInvariants.ms(model.remaining(i)));
       Instant observed = handles.get(i).observedServerExpiry();
       long observedNanos = observed.getEpochSecond() * 1_000_000_000L + observed.getNano();
-      PropertyViolation.check(Math.abs(observedNanos - model.wallExpiry(i)) <= tol, "ModelAgreement",
+      PropertyViolation.check(near(observedNanos, model.wallExpiry(i), tol, late), "ModelAgreement",
           "handle " + i + " observedServerExpiry is " + LeaseInvariants.ms(observedNanos - LeaseClock.EPOCH_NANOS)
               + " after the epoch, the model (from the reply PTTL) says "
               + LeaseInvariants.ms(model.wallExpiry(i) - LeaseClock.EPOCH_NANOS));

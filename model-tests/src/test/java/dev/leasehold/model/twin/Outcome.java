@@ -25,9 +25,15 @@ public record Outcome(String variant, String detail, long value, int handle) {
     return new Outcome(variant, "", nanos, NO_HANDLE);
   }
 
-  public boolean matches(Outcome actual, long toleranceNanos) {
+  /**
+   * Whether {@code actual} is this outcome: the same variant, detail and handle, and a time at most
+   * {@code toleranceNanos} above this one's and at most {@code toleranceNanos + lateNanos} below it
+   * (on a real server the call ran up to {@code lateNanos} after the instant the model applies it
+   * at, so a time read from the server's PTTL can only be lower).
+   */
+  public boolean matches(Outcome actual, long toleranceNanos, long lateNanos) {
     return variant.equals(actual.variant) && detail.equals(actual.detail) && handle == actual.handle
-        && Math.abs(value - actual.value) <= toleranceNanos;
+        && actual.value - value <= toleranceNanos && value - actual.value <= toleranceNanos + lateNanos;
   }
 
   @Override
