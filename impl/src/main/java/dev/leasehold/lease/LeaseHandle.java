@@ -10,7 +10,11 @@ import java.util.OptionalLong;
  * server reported. Once the budget is spent the state is {@link LeaseState#LOST}, and it stays so.
  *
  * <p>Implementations are threadsafe: a watchdog thread may renew while the application thread
- * reads {@link #state()} or releases.
+ * reads {@link #state()} or releases. One handle has at most one renew or release in flight: a
+ * second call waits for the first to return. While one is in flight, {@link #state()} and
+ * {@link #remainingValidity()} already allow for it being applied (a renew to a shorter TTL
+ * shortens the validity from its send; a release makes an {@code ACTIVE} handle read
+ * {@code UNKNOWN}).
  */
 public interface LeaseHandle extends AutoCloseable {
   /** The current belief; stores {@code LOST} once the local budget is spent. */

@@ -26,14 +26,14 @@ import org.slf4j.LoggerFactory;
  *   <li>the handle is released ({@code RELEASED}): ends quietly;</li>
  *   <li>the caller's deadline ({@code stopAfter}) passes, or the registration is cancelled: ends
  *       quietly, and the lease then expires on the server unless someone else renews it;</li>
- *   <li>the handle becomes {@code LOST}, or a renewal leaves it {@code UNKNOWN}: the
- *       {@link LossListener} is called exactly once, with the state and the reason, and the
- *       registration ends. An {@code UNKNOWN} lease might still be held, but nothing may rely on
- *       it, so it is reported, not retried. A handle that reads {@code UNKNOWN} when a renewal is
- *       due (its release is in flight on another thread, or another thread's renew went
- *       unanswered) is renewed all the same: the renew waits for the request in flight, sends
- *       nothing if the handle cannot renew ({@code RELEASED} ends quietly, a release that may
- *       still delete the lease is reported), and otherwise settles the state.</li>
+ *   <li>the handle becomes {@code LOST}, or a renewal cannot settle an {@code UNKNOWN} (the
+ *       watchdog's renew goes unanswered, or a release that may still delete the lease is
+ *       pending): the {@link LossListener} is called exactly once, with the state and the reason,
+ *       and the registration ends. An {@code UNKNOWN} lease might still be held, but nothing may
+ *       rely on it, so it is reported, not retried. A handle that merely reads {@code UNKNOWN}
+ *       when a renewal is due (another thread's release in flight, or another thread's renew
+ *       unanswered) is renewed as usual: the handle's renew waits for its request in flight and
+ *       answers from what that left ({@code RELEASED} ends quietly).</li>
  * </ul>
  *
  * <p>Renewals run on an injected {@link ScheduledExecutorService} (which {@link #close()} never
@@ -316,9 +316,10 @@ public final class LeaseWatchdog implements AutoCloseable {
           report(now == LeaseState.ACTIVE ? LeaseState.UNKNOWN : now, "renewal unanswered: " + i.reason());
         }
       } else {
-        // Unavailable or Overloaded: definitely not applied, the handle is unchanged.
+        // Unavailable or Overloaded: definitely not applied, the handle is unchanged. UNKNOWN here
+        // is another thread's request in flight; the next renewal settles it.
         LeaseState now = handle.state();
-        if (now == LeaseState.ACTIVE) {
+        if (now == LeaseState.ACTIVE || now == LeaseState.UNKNOWN) {
           Duration hint = outcome instanceof RenewOutcome.Overloaded o ? o.retryAfter() : null;
           log.debug("renewal of {} not applied ({}); retrying", handle, outcome);
           schedule(retryDelay(ttl, handle.remainingValidity(), hint));

@@ -181,6 +181,10 @@ public final class LettuceLeaseGateway implements LeaseGateway {
 
   private long runScalar(LeaseScript script, String[] keys, String... args) {
     Long value = evalsha(script, ScriptOutputType.INTEGER, keys, args);
+    if (value == null) {
+      // Our scripts always return an integer; a nil reply is one we cannot read, after the script ran.
+      throw new GatewayException(GatewayException.Failure.AMBIGUOUS, script.name() + " returned nil");
+    }
     return value;
   }
 

@@ -171,6 +171,12 @@ public final class RedisLeaseHandle implements LeaseHandle {
         } catch (GatewayException e) {
           ledger.endRenew(ttlMs, !e.provablyNotApplied());
           return renewFailed(e, start, ttlMs);
+        } catch (RuntimeException | Error e) {
+          // Not a classified failure (a bug, a reply we cannot read): it may have run, so keep only
+          // what an unanswered renew keeps before the caller sees the exception.
+          ledger.endRenew(ttlMs, true);
+          renewUnanswered(start, ttlMs);
+          throw e;
         }
         ledger.endRenew(ttlMs, false);
         return switch (change) {
@@ -215,16 +221,20 @@ public final class RedisLeaseHandle implements LeaseHandle {
       case OVERLOADED:
         return new RenewOutcome.Overloaded(config.contentionRetryAfter());
       default:
-        // It may have run, perhaps with a shorter TTL: keep only what both cases allow.
-        long shorter = start + Duration.ofMillis(ttlMs).toNanos() - driftNanos;
-        Belief after = update(b -> b.state().isLive()
-            ? new Belief(LeaseState.UNKNOWN, Math.min(b.deadline(), shorter), b.serverExpiry())
-            : b);
+        Belief after = renewUnanswered(start, ttlMs);
         if (after.state() == LeaseState.LOST) {
           return new RenewOutcome.Lost("local validity ran out while the renew was unanswered");
         }
         return new RenewOutcome.Indeterminate(e.getMessage());
     }
+  }
+
+  /** The renew may have run, perhaps with a shorter TTL: keep only what both cases allow (spec Timeout). */
+  private Belief renewUnanswered(long start, long ttlMs) {
+    long shorter = start + Duration.ofMillis(ttlMs).toNanos() - driftNanos;
+    return update(b -> b.state().isLive()
+        ? new Belief(LeaseState.UNKNOWN, Math.min(b.deadline(), shorter), b.serverExpiry())
+        : b);
   }
 
   @Override
@@ -245,6 +255,11 @@ public final class RedisLeaseHandle implements LeaseHandle {
         } catch (GatewayException e) {
           ledger.endRelease(!e.provablyNotApplied());
           return releaseFailed(e);
+        } catch (RuntimeException | Error e) {
+          // As for renew: the key may be gone, so the handle is UNKNOWN before the caller sees the exception.
+          ledger.endRelease(true);
+          releaseUnanswered();
+          throw e;
         }
         ledger.endRelease(false);
         return switch (change) {
@@ -273,12 +288,17 @@ public final class RedisLeaseHandle implements LeaseHandle {
       case OVERLOADED:
         return new ReleaseOutcome.Overloaded(config.contentionRetryAfter());
       default:
-        Belief after = update(b -> b.state().isLive() ? b.ended(LeaseState.UNKNOWN) : b);
+        Belief after = releaseUnanswered();
         if (after.state() == LeaseState.LOST) {
           return new ReleaseOutcome.NotActive(LeaseState.LOST);
         }
         return new ReleaseOutcome.Indeterminate(e.getMessage());
     }
+  }
+
+  /** The release may have run: a live handle is UNKNOWN from now on (spec Timeout). */
+  private Belief releaseUnanswered() {
+    return update(b -> b.state().isLive() ? b.ended(LeaseState.UNKNOWN) : b);
   }
 
   /**

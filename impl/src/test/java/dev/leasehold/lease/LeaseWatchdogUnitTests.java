@@ -22,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -151,36 +152,81 @@ class LeaseWatchdogUnitTests {
     AtomicReference<LeaseState> seenByTick = new AtomicReference<>();
     Thread releaser = Thread.currentThread();
     AtomicBoolean releasing = new AtomicBoolean();
-    // The watchdog's view of the handle: every call forwarded, state() also noted while releasing.
-    LeaseHandle observed = (LeaseHandle) Proxy.newProxyInstance(LeaseHandle.class.getClassLoader(),
-        new Class<?>[] {LeaseHandle.class}, (proxy, method, args) -> {
+    LeaseHandle observed = afterEachCall(handle, (method, result) -> {
+      if (method.equals("state") && releasing.get() && Thread.currentThread() != releaser) {
+        seenByTick.compareAndSet(null, (LeaseState) result);
+        tickedWhileReleasing.countDown();
+      }
+    });
+    LeaseWatchdog.Registration registration = watchdog.watch(observed, TTL, losses::add);
+    redis.onApplied(op -> {
+      if (op.equals("release")) {
+        releasing.set(true);
+        awaitLatch(tickedWhileReleasing);
+      }
+    });
+    assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
+    await(() -> !registration.isActive(), Duration.ofSeconds(10));
+    watchdog.close(); // waits for the tick that ended it, listener call included
+    assertEquals(LeaseState.UNKNOWN, seenByTick.get(), "the tick saw the release in flight");
+    assertEquals(List.of(), losses, "a release is not a loss");
+  }
+
+  /** The watchdog's view of {@code handle}: every call forwarded, then {@code hook} told its method and result. */
+  static LeaseHandle afterEachCall(LeaseHandle handle, BiConsumer<String, Object> hook) {
+    return (LeaseHandle) Proxy.newProxyInstance(LeaseHandle.class.getClassLoader(), new Class<?>[] {LeaseHandle.class},
+        (proxy, method, args) -> {
           Object result;
           try {
             result = method.invoke(handle, args);
           } catch (InvocationTargetException e) {
             throw e.getCause();
           }
-          if (method.getName().equals("state") && releasing.get() && Thread.currentThread() != releaser) {
-            seenByTick.compareAndSet(null, (LeaseState) result);
-            tickedWhileReleasing.countDown();
-          }
+          hook.accept(method.getName(), result);
           return result;
         });
-    LeaseWatchdog.Registration registration = watchdog.watch(observed, TTL, losses::add);
+  }
+
+  /**
+   * A renewal refused (Overloaded) just as the application's release goes out: the tick then reads
+   * UNKNOWN, which is that release in flight, not a loss; it retries and the release ends it quietly.
+   */
+  @Test
+  void refusedRenewalDuringARelease_isRetried_notReported() throws InterruptedException {
+    LeaseHandle handle = acquire("op");
+    CountDownLatch releaseInFlight = new CountDownLatch(1);
+    CountDownLatch tickLooked = new CountDownLatch(1);
+    AtomicReference<LeaseState> seenAfterRefusal = new AtomicReference<>();
+    AtomicBoolean refused = new AtomicBoolean();
+    redis.failNext("renew", GatewayException.Failure.OVERLOADED);
     redis.onApplied(op -> {
       if (op.equals("release")) {
-        releasing.set(true);
-        try {
-          assertTrue(tickedWhileReleasing.await(10, TimeUnit.SECONDS), "no tick while the release was in flight");
-        } catch (InterruptedException e) {
-          throw new AssertionError(e);
-        }
+        releaseInFlight.countDown();
+        awaitLatch(tickLooked);
       }
     });
-    assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
+    LeaseHandle observed = afterEachCall(handle, (method, result) -> {
+      if (method.equals("renew") && result instanceof RenewOutcome.Overloaded && refused.compareAndSet(false, true)) {
+        new Thread(handle::release, "application-release").start();
+        awaitLatch(releaseInFlight);
+      } else if (method.equals("state") && refused.get() && seenAfterRefusal.compareAndSet(null, (LeaseState) result)) {
+        tickLooked.countDown();
+      }
+    });
+    LeaseWatchdog.Registration registration = watchdog.watch(observed, TTL, losses::add);
     await(() -> !registration.isActive(), Duration.ofSeconds(10));
-    assertEquals(LeaseState.UNKNOWN, seenByTick.get(), "the tick saw the release in flight");
+    watchdog.close(); // waits for the tick that ended it, listener call included
+    assertEquals(LeaseState.UNKNOWN, seenAfterRefusal.get(), "the tick read the release in flight");
+    assertEquals(LeaseState.RELEASED, handle.state());
     assertEquals(List.of(), losses, "a release is not a loss");
+  }
+
+  static void awaitLatch(CountDownLatch latch) {
+    try {
+      assertTrue(latch.await(10, TimeUnit.SECONDS), "timed out waiting for the other thread");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 
   /** UNKNOWN left by another thread's unanswered renew is not a pending release: the next renewal settles it. */
