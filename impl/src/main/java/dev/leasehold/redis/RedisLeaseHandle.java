@@ -124,7 +124,11 @@ public final class RedisLeaseHandle implements LeaseHandle {
 
   @Override
   public Duration remainingValidity() {
-    Belief b = current();
+    return remaining(current());
+  }
+
+  /** What {@code b} leaves to rely on now; zero unless it reads ACTIVE. */
+  private Duration remaining(Belief b) {
     if (b.observed() != LeaseState.ACTIVE) {
       return Duration.ZERO;
     }
@@ -170,12 +174,12 @@ public final class RedisLeaseHandle implements LeaseHandle {
           change = config.gateway().renew(keys, attempt.ownership(), ttlMs);
         } catch (GatewayException e) {
           ledger.endRenew(ttlMs, !e.provablyNotApplied());
-          return renewFailed(e, start, ttlMs);
+          return renewFailed(e);
         } catch (RuntimeException | Error e) {
           // Not a classified failure (a bug, a reply we cannot read): it may have run, so keep only
           // what an unanswered renew keeps before the caller sees the exception.
           ledger.endRenew(ttlMs, true);
-          renewUnanswered(start, ttlMs);
+          renewUnanswered();
           throw e;
         }
         ledger.endRenew(ttlMs, false);
@@ -206,7 +210,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
     if (after.state() != LeaseState.ACTIVE) {
       return new RenewOutcome.Indeterminate("a release of this attempt may still delete the lease");
     }
-    return new RenewOutcome.Renewed(Duration.ofNanos(Math.max(0, after.deadline() - config.monotonicNanos().getAsLong())));
+    return new RenewOutcome.Renewed(remaining(after));
   }
 
   private RenewOutcome lost(String reason) {
@@ -214,14 +218,14 @@ public final class RedisLeaseHandle implements LeaseHandle {
     return new RenewOutcome.Lost(reason);
   }
 
-  private RenewOutcome renewFailed(GatewayException e, long start, long ttlMs) {
+  private RenewOutcome renewFailed(GatewayException e) {
     switch (e.failure()) {
       case NOT_SENT, REFUSED:
         return new RenewOutcome.Unavailable(e.getMessage());
       case OVERLOADED:
         return new RenewOutcome.Overloaded(config.contentionRetryAfter());
       default:
-        Belief after = renewUnanswered(start, ttlMs);
+        Belief after = renewUnanswered();
         if (after.state() == LeaseState.LOST) {
           return new RenewOutcome.Lost("local validity ran out while the renew was unanswered");
         }
@@ -229,12 +233,12 @@ public final class RedisLeaseHandle implements LeaseHandle {
     }
   }
 
-  /** The renew may have run, perhaps with a shorter TTL: keep only what both cases allow (spec Timeout). */
-  private Belief renewUnanswered(long start, long ttlMs) {
-    long shorter = start + Duration.ofMillis(ttlMs).toNanos() - driftNanos;
-    return update(b -> b.state().isLive()
-        ? new Belief(LeaseState.UNKNOWN, Math.min(b.deadline(), shorter), b.serverExpiry())
-        : b);
+  /**
+   * The renew may have run, perhaps with a shorter TTL: keep only what both cases allow (spec
+   * Timeout). That is the deadline the renew in flight already capped, now stored.
+   */
+  private Belief renewUnanswered() {
+    return update(b -> b.state().isLive() ? new Belief(LeaseState.UNKNOWN, b.validUntil(), b.serverExpiry()) : b);
   }
 
   @Override

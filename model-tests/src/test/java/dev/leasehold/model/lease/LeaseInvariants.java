@@ -22,12 +22,7 @@ public final class LeaseInvariants {
   /** Checks every invariant on the step from {@code event.before()} to {@code after}. */
   public static void checkAll(StepEvent event, Snapshot after, Map<Integer, LeaseState> terminalSeen,
       int storeLast, int storeMax, Set<String> waived) {
-    if (!waived.contains("ValidityWithinServerLease")) {
-      validity(after);
-    }
-    if (!waived.contains("MutualExclusion")) {
-      mutualExclusion(after);
-    }
+    holding(after, waived);
     stateOutcomeAgreement(event, after, terminalSeen);
     replayNeverExtends(event, after);
     noInheritance(event, after);
@@ -35,6 +30,16 @@ public final class LeaseInvariants {
       fencedEffects(storeLast, storeMax);
     }
     certaintyIsHonest(event, after);
+  }
+
+  /** Invariants 1 and 2, unless waived: what any reader of the handles may rely on at {@code s}. */
+  public static void holding(Snapshot s, Set<String> waived) {
+    if (!waived.contains("ValidityWithinServerLease")) {
+      validity(s);
+    }
+    if (!waived.contains("MutualExclusion")) {
+      mutualExclusion(s);
+    }
   }
 
   /** 1. ACTIVE => the server holds this attempt's value until at least the local deadline. */

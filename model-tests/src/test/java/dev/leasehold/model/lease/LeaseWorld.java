@@ -119,12 +119,7 @@ public final class LeaseWorld implements AutoCloseable {
     }
     Snapshot now = snapshot();
     try {
-      if (!config.waived().contains("ValidityWithinServerLease")) {
-        LeaseInvariants.validity(now);
-      }
-      if (!config.waived().contains("MutualExclusion")) {
-        LeaseInvariants.mutualExclusion(now);
-      }
+      LeaseInvariants.holding(now, config.waived());
     } catch (PropertyViolation v) {
       inFlightViolation = new PropertyViolation(v.property(),
           "while a " + kind + " was in flight, " + v.getMessage().substring(v.property().length() + 2));
