@@ -19,7 +19,7 @@ public interface DistributedLeasePort {
    * Acquires the lease, waiting up to {@link LeaseRequest#waitTimeout()} for a holder to go.
    *
    * @throws IllegalArgumentException before any I/O, if the request cannot be served (for example
-   *     a TTL not above the drift budget)
+   *     a TTL whose whole milliseconds, as sent, are not above the drift budget)
    */
   AcquireOutcome tryAcquire(LeaseRequest request);
 

@@ -22,19 +22,22 @@ public final class LeaseAttempt {
   private final String operationId;
 
   /**
-   * @throws IllegalArgumentException if the token is not 32 Base64URL characters or the operation
-   *     id is not {@code [A-Za-z0-9][A-Za-z0-9._-]{0,127}}
+   * @throws IllegalArgumentException if the token is not 32 Base64URL characters, the operation
+   *     id is not {@code [A-Za-z0-9][A-Za-z0-9._-]{0,127}}, or both are the same string; the
+   *     message never shows either value
    */
   public LeaseAttempt(String ownerToken, String operationId) {
     this.operationId = validOperationId(operationId);
-    if (ownerToken == null || !OWNER_TOKEN.matcher(ownerToken).matches()) {
-      // Never echo the token, not even a malformed one.
-      throw new IllegalArgumentException("ownerToken must be 32 Base64URL characters");
+    this.ownerToken = Checks.matches("ownerToken", ownerToken, OWNER_TOKEN,
+        "[A-Za-z0-9_-]{32} (24 random bytes, Base64URL)");
+    if (ownerToken.equals(operationId)) {
+      // Swapped or doubled arguments: the operation id is printed everywhere, the token must not be.
+      throw new IllegalArgumentException(
+          "operationId must not be the owner token: the operation id is printed, the token is a secret");
     }
-    this.ownerToken = ownerToken;
   }
 
-  /** @throws IllegalArgumentException naming {@code operationId} when it is malformed */
+  /** @throws IllegalArgumentException naming {@code operationId} (never showing it) when it is malformed */
   public static String validOperationId(String operationId) {
     return Checks.matches("operationId", operationId, OPERATION_ID, "[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   }

@@ -33,7 +33,8 @@ public interface LeaseHandle extends AutoCloseable {
    * Extends (or shortens) the server lease to {@code ttl}. Sends nothing from {@code LOST} or
    * {@code RELEASED}.
    *
-   * @throws IllegalArgumentException if {@code ttl} is null, not above the drift budget or too long
+   * @throws IllegalArgumentException before any I/O, if {@code ttl} is null or too long, or the
+   *     whole milliseconds sent are not above the drift budget
    */
   RenewOutcome renew(Duration ttl);
 

@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  * @param resourceDigest {@code sha256:} and 64 lowercase hex characters; never a raw id
  * @param waitTimeout how long {@code tryAcquire} may wait for a holder to go; {@link Duration#ZERO}
  *     tries once
- * @param leaseTtl how long the server keeps the lease unless renewed
+ * @param leaseTtl how long the server keeps the lease unless renewed; sent in whole milliseconds
+ *     (the sub-millisecond part is dropped), and what is sent must be above the adapter's drift budget
  * @param attempt the attempt from {@link DistributedLeasePort#newAttempt(String)}
  */
 public record LeaseRequest(
@@ -43,11 +44,13 @@ public record LeaseRequest(
     return new LeaseRequest(purpose, resourceDigest, Duration.ZERO, leaseTtl, attempt);
   }
 
-  static void validPurpose(String purpose) {
-    Checks.matches("purpose", purpose, PURPOSE, "[a-z0-9][a-z0-9-]{0,63}");
+  /** @throws IllegalArgumentException naming {@code purpose} (never showing it) when it is malformed */
+  public static String validPurpose(String purpose) {
+    return Checks.matches("purpose", purpose, PURPOSE, "[a-z0-9][a-z0-9-]{0,63}");
   }
 
-  static void validDigest(String resourceDigest) {
-    Checks.matches("resourceDigest", resourceDigest, DIGEST, "sha256:<64 lowercase hex>");
+  /** @throws IllegalArgumentException naming {@code resourceDigest} (never showing it) when it is malformed */
+  public static String validDigest(String resourceDigest) {
+    return Checks.matches("resourceDigest", resourceDigest, DIGEST, "sha256:<64 lowercase hex>");
   }
 }

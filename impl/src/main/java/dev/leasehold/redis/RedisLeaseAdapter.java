@@ -60,7 +60,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
       throw new IllegalArgumentException("request must not be null");
     }
     long ttlMs = config.ttlMillis("leaseTtl", request.leaseTtl());
-    LeaseKeys keys = keys(request.purpose(), request.resourceDigest());
+    LeaseKeys keys = keysOf(request.purpose(), request.resourceDigest());
     long waitNanos = request.waitTimeout().toNanos();
     long deadline = config.monotonicNanos().getAsLong() + waitNanos;
     boolean earlierTryAmbiguous = false;
@@ -216,7 +216,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     if (inspection == null) {
       throw new IllegalArgumentException("inspection must not be null");
     }
-    LeaseKeys keys = keys(inspection.purpose(), inspection.resourceDigest());
+    LeaseKeys keys = keysOf(inspection.purpose(), inspection.resourceDigest());
     GatewayReply.Inspect reply;
     try {
       reply = config.gateway().inspect(keys, inspection.attempt().ownership());
@@ -238,8 +238,19 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     return LeaseGuarantee.FENCED;
   }
 
-  /** The keys of one lease under this adapter's namespace and key version. */
+  /**
+   * The keys of one lease under this adapter's namespace and key version.
+   *
+   * @throws IllegalArgumentException if the purpose or digest is malformed, as {@link LeaseRequest}
+   *     would reject it (the message never shows the value)
+   */
   public LeaseKeys keys(String purpose, String resourceDigest) {
+    // Validated: a key built from anything else could break the hash tag, and is printed in toString().
+    return keysOf(LeaseRequest.validPurpose(purpose), LeaseRequest.validDigest(resourceDigest));
+  }
+
+  /** The keys of a purpose and digest that a {@link LeaseRequest} or {@link LeaseInspection} already validated. */
+  private LeaseKeys keysOf(String purpose, String resourceDigest) {
     return LeaseKeys.of(config.namespace(), config.keyVersion(), purpose, resourceDigest);
   }
 

@@ -15,12 +15,13 @@ import java.util.function.LongSupplier;
  * @param namespace the first part of every key
  * @param keyVersion the key layout version, part of every key
  * @param driftBudget how far the client's and the server's clocks may drift apart over one lease;
- *     subtracted from every budget
+ *     subtracted from every budget, so a TTL is only accepted if the whole milliseconds sent are above it
  * @param contentionRetryAfter the {@code retryAfter} reported when the server gives no positive PTTL
  * @param fenceMode how ACQUIRE computes fencing tokens
  * @param replicaAcks replicas that must acknowledge a grant (with {@code WAIT}) before its token
  *     counts as durable; 0 skips the extra round trip
- * @param replicaAckTimeout how long {@code WAIT} may block
+ * @param replicaAckTimeout how long {@code WAIT} may block; sent in whole milliseconds, so at least
+ *     1 ms when {@code replicaAcks > 0} ({@code WAIT n 0} would block for ever)
  * @param monotonicNanos the monotonic clock budgets are measured on
  * @param wallClock the clock {@code observedServerExpiry} is reported on
  * @param random the source of owner tokens
@@ -79,6 +80,12 @@ public record RedisLeaseConfig(
     require(replicaAckTimeout != null && !replicaAckTimeout.isNegative()
         && replicaAckTimeout.compareTo(Duration.ofSeconds(10)) <= 0,
         "replicaAckTimeout must be in 0..10 s but was " + replicaAckTimeout);
+    // Judged as sent: WAIT takes whole ms, and WAIT n 0 blocks until n replicas answer, for ever
+    // if one is down, with every later command of the connection queued behind it.
+    require(replicaAcks == 0 || replicaAckTimeout.toMillis() >= 1,
+        "replicaAckTimeout is sent to WAIT in whole milliseconds (" + replicaAckTimeout.toMillis()
+            + " ms) and WAIT 0 blocks until the replicas answer; it must be at least 1 ms when replicaAcks > 0,"
+            + " but was " + replicaAckTimeout);
     require(monotonicNanos != null, "monotonicNanos must not be null");
     require(wallClock != null, "wallClock must not be null");
     require(random != null, "random must not be null");
@@ -86,8 +93,10 @@ public record RedisLeaseConfig(
   }
 
   /**
-   * A TTL in whole ms, checked against the drift budget before any I/O: a TTL at or below it
-   * leaves no budget, and the seed system only found that out after the script had run.
+   * The TTL to send, in whole ms, checked against the drift budget before any I/O. The check is on
+   * what is sent, not on {@code ttl}: 20.5 ms is above a 20 ms drift, but the 20 ms sent leaves no
+   * budget, so the key and a fencing token would be created for a handle LOST at birth (and a renew
+   * would cut the lease to 20 ms). The seed system found a TTL at the drift only after the script ran.
    *
    * @throws IllegalArgumentException naming {@code field}
    */
@@ -95,14 +104,19 @@ public record RedisLeaseConfig(
     if (ttl == null) {
       throw new IllegalArgumentException(field + " must not be null");
     }
+    if (ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException(field + " must be > 0 but was " + ttl);
+    }
     if (ttl.compareTo(dev.leasehold.lease.LeaseRequest.MAX_LEASE_TTL) > 0) {
       throw new IllegalArgumentException(
           field + " must be <= " + dev.leasehold.lease.LeaseRequest.MAX_LEASE_TTL + " but was " + ttl);
     }
-    if (ttl.compareTo(driftBudget) <= 0 || ttl.toMillis() < 1) {
-      throw new IllegalArgumentException(field + " must be above the drift budget " + driftBudget + " but was " + ttl);
+    long sentMs = ttl.toMillis();
+    if (Duration.ofMillis(sentMs).compareTo(driftBudget) <= 0) {
+      throw new IllegalArgumentException(field + " is sent in whole milliseconds (" + sentMs
+          + " ms) and must be above the drift budget " + driftBudget + ", but was " + ttl);
     }
-    return ttl.toMillis();
+    return sentMs;
   }
 
   private static void require(boolean ok, String message) {

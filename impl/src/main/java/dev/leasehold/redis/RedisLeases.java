@@ -127,7 +127,11 @@ public final class RedisLeases implements AutoCloseable {
     return port.newAttempt(operationId);
   }
 
-  /** The Redis keys of one lease under this instance's namespace and key version. */
+  /**
+   * The Redis keys of one lease under this instance's namespace and key version.
+   *
+   * @throws IllegalArgumentException if the purpose or digest is malformed (never showing it)
+   */
   public LeaseKeys keys(String purpose, String resourceDigest) {
     return adapter.keys(purpose, resourceDigest);
   }

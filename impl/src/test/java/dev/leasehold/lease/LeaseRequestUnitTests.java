@@ -67,6 +67,45 @@ class LeaseRequestUnitTests {
     assertFalse(e.getMessage().contains(TOKEN));
   }
 
+  static String rejected(Runnable construct) {
+    return assertThrows(IllegalArgumentException.class, construct::run).getMessage();
+  }
+
+  /** An invalid value is described (length, where and what kind of character breaks the rule), never shown. */
+  @Test
+  void invalidValues_areDescribed_neverEchoed() {
+    Duration s = Duration.ofSeconds(1);
+    assertEquals("purpose must match [a-z0-9][a-z0-9-]{0,63}; the value given has 6 characters"
+        + " and character 1 (an uppercase letter) breaks it",
+        rejected(() -> new LeaseRequest("Orders", DIGEST, Duration.ZERO, s, ATTEMPT)));
+    assertEquals("purpose must match [a-z0-9][a-z0-9-]{0,63}; the value given has 65 characters"
+        + " and character 65 (a lowercase letter) breaks it",
+        rejected(() -> new LeaseRequest("a".repeat(65), DIGEST, Duration.ZERO, s, ATTEMPT)));
+    assertEquals("resourceDigest must match sha256:<64 lowercase hex>; the value given has 10 characters"
+        + " and ends before it is complete",
+        rejected(() -> new LeaseRequest("p", "sha256:abc", Duration.ZERO, s, ATTEMPT)));
+    assertEquals("resourceDigest must match sha256:<64 lowercase hex>; the value given has 72 characters"
+        + " and character 72 (a digit) breaks it",
+        rejected(() -> new LeaseRequest("p", DIGEST + "0", Duration.ZERO, s, ATTEMPT)));
+    assertTrue(rejected(() -> new LeaseAttempt(TOKEN, "op:1")).endsWith("character 3 (punctuation or a symbol) breaks it"));
+    assertTrue(rejected(() -> new LeaseAttempt(TOKEN, "op 1")).endsWith("character 3 (whitespace) breaks it"));
+    assertTrue(rejected(() -> new LeaseAttempt(TOKEN, "op\u00e91")).endsWith("character 3 (a non-ASCII character) breaks it"));
+    assertTrue(rejected(() -> new LeaseAttempt(TOKEN, "op\u00011")).endsWith("character 3 (a control character) breaks it"));
+    assertEquals("ownerToken must match [A-Za-z0-9_-]{32} (24 random bytes, Base64URL); the value given has 9 characters"
+        + " and ends before it is complete", rejected(() -> new LeaseAttempt("secret-ab", "op")));
+    assertEquals("operationId must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}; the value given has 1 character"
+        + " and character 1 (punctuation or a symbol) breaks it", rejected(() -> new LeaseAttempt(TOKEN, "-")));
+    String longSecret = "x".repeat(200) + "!";
+    assertFalse(rejected(() -> new LeaseRequest(longSecret, DIGEST, Duration.ZERO, s, ATTEMPT)).contains("xxxx"));
+  }
+
+  @Test
+  void anAttemptWhoseOperationIdIsItsOwnToken_isRejected() {
+    // The operation id is printed (toString, Indeterminate, logs); the token must not be, even there.
+    assertEquals("operationId must not be the owner token: the operation id is printed, the token is a secret",
+        rejected(() -> new LeaseAttempt(TOKEN, TOKEN)));
+  }
+
   @Test
   void attempts_areEqualByTokenAndOperation() {
     assertEquals(ATTEMPT, new LeaseAttempt(TOKEN, "op-1"));

@@ -81,9 +81,38 @@ class RedisLeaseAdapterUnitTests {
   void ttlAtDrift_isRejectedBeforeIo() {
     RedisLeaseAdapter adapter = builder(redis).build();
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> adapter.tryAcquire(once(adapter.newAttempt("a"), 10)));
-    assertTrue(e.getMessage().startsWith("leaseTtl must be above the drift budget"), e.getMessage());
+    assertEquals("leaseTtl is sent in whole milliseconds (10 ms) and must be above the drift budget PT0.01S, but was PT0.01S",
+        e.getMessage());
     assertEquals(0, redis.calls("acquire"));
     assertInstanceOf(AcquireOutcome.Acquired.class, adapter.tryAcquire(once(adapter.newAttempt("a"), 11)));
+  }
+
+  /**
+   * 20.5 ms is above a 20 ms drift, but the TTL is sent in whole milliseconds: 20 ms would create
+   * the key and issue a fencing token for a handle LOST at birth. Judged as sent, before any I/O.
+   */
+  @Test
+  void ttlWhoseWholeMillisecondsAreTheDrift_isRejectedBeforeIo() {
+    RedisLeaseAdapter adapter = builder(redis).driftBudget(Duration.ofMillis(20)).build();
+    LeaseAttempt a = adapter.newAttempt("a");
+    LeaseKeys keys = adapter.keys(PURPOSE, DIGEST);
+    for (Duration ttl : List.of(Duration.ofMillis(20).plusNanos(500_000), Duration.ofMillis(21).minusNanos(1))) {
+      for (Duration wait : List.of(Duration.ZERO, Duration.ofSeconds(1))) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> adapter.tryAcquire(new LeaseRequest(PURPOSE, DIGEST, wait, ttl, a)));
+        assertEquals("leaseTtl is sent in whole milliseconds (20 ms) and must be above the drift budget PT0.02S,"
+            + " but was " + ttl, e.getMessage());
+      }
+    }
+    assertEquals(0, redis.calls("acquire"), "nothing was sent");
+    assertEquals(0, redis.fence(keys), "no fencing token was issued");
+    assertNull(redis.value(keys));
+    assertEquals(List.of(), sleeps);
+    LeaseHandle h = assertInstanceOf(AcquireOutcome.Acquired.class,
+        adapter.tryAcquire(LeaseRequest.once(PURPOSE, DIGEST, Duration.ofMillis(21), a))).handle();
+    assertEquals(LeaseState.ACTIVE, h.state());
+    assertEquals(Duration.ofMillis(1), h.remainingValidity());
+    assertEquals(OptionalLong.of(1), h.fencingToken());
   }
 
   @Test

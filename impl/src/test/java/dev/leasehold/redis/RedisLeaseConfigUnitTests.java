@@ -84,12 +84,49 @@ class RedisLeaseConfigUnitTests {
     assertTrue(assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofDays(1).plusMillis(1)))
         .getMessage().startsWith("x must be <= "));
     assertEquals(86_400_000L, c.ttlMillis("x", Duration.ofDays(1)));
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofMillis(10)))
-        .getMessage().startsWith("x must be above the drift budget"));
+    assertEquals("x is sent in whole milliseconds (10 ms) and must be above the drift budget PT0.01S, but was PT0.01S",
+        assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofMillis(10))).getMessage());
     assertEquals(11, c.ttlMillis("x", Duration.ofMillis(11)));
     assertEquals(11, c.ttlMillis("x", Duration.ofMillis(11).plusNanos(999_999)));
     RedisLeaseConfig noDrift = RedisLeaseAdapter.builder(redis).driftBudget(Duration.ZERO).build().config();
     assertThrows(IllegalArgumentException.class, () -> noDrift.ttlMillis("x", Duration.ofNanos(999_999)));
     assertEquals(1, noDrift.ttlMillis("x", Duration.ofMillis(1)));
+  }
+
+  /** A TTL is sent in whole milliseconds, so that is what must be above the drift budget. */
+  @Test
+  void ttlMillis_judgesTheWholeMillisecondsThatAreSent() {
+    RedisLeaseConfig c = RedisLeaseAdapter.builder(redis).driftBudget(Duration.ofMillis(20)).build().config();
+    assertEquals("x is sent in whole milliseconds (20 ms) and must be above the drift budget PT0.02S, but was PT0.0205S",
+        assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofMillis(20).plusNanos(500_000)))
+            .getMessage());
+    assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofMillis(21).minusNanos(1)));
+    assertEquals(21, c.ttlMillis("x", Duration.ofMillis(21)));
+    assertEquals(21, c.ttlMillis("x", Duration.ofMillis(21).plusNanos(999_999)));
+    // A drift with a sub-millisecond part: 10.9 ms is above 10.5 ms, but the 10 ms sent is not.
+    RedisLeaseConfig half = RedisLeaseAdapter.builder(redis).driftBudget(Duration.ofMillis(10).plusNanos(500_000))
+        .build().config();
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> half.ttlMillis("x", Duration.ofMillis(10).plusNanos(900_000)))
+        .getMessage().startsWith("x is sent in whole milliseconds (10 ms)"));
+    assertEquals(11, half.ttlMillis("x", Duration.ofMillis(11)));
+    assertEquals("x must be > 0 but was PT-0.001S",
+        assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ofMillis(-1))).getMessage());
+    assertEquals("x must be > 0 but was PT0S",
+        assertThrows(IllegalArgumentException.class, () -> c.ttlMillis("x", Duration.ZERO)).getMessage());
+  }
+
+  /**
+   * WAIT takes whole milliseconds and {@code WAIT n 0} blocks until n replicas answer, for ever if
+   * one is down (and every later command on the connection queues behind it). A timeout under
+   * 1 ms would be sent as exactly that, so with replicas to wait for it is rejected at build time.
+   */
+  @Test
+  void replicaAckTimeout_isJudgedAsTheWholeMillisecondsWaitIsSent() {
+    assertEquals("replicaAckTimeout is sent to WAIT in whole milliseconds (0 ms) and WAIT 0 blocks until the replicas"
+        + " answer; it must be at least 1 ms when replicaAcks > 0, but was PT0.0009S",
+        rejected(b -> b.replicaAck(1, Duration.ofNanos(900_000))));
+    assertTrue(rejected(b -> b.replicaAck(2, Duration.ZERO)).startsWith("replicaAckTimeout is sent to WAIT in whole milliseconds (0 ms)"));
+    accepted(b -> b.replicaAck(1, Duration.ofMillis(1)));
+    accepted(b -> b.replicaAck(0, Duration.ZERO)); // no WAIT is sent at all
   }
 }

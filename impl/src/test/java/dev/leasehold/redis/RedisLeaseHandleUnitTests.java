@@ -3,8 +3,10 @@ package dev.leasehold.redis;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.leasehold.lease.AcquireOutcome;
+import dev.leasehold.lease.InspectOutcome;
 import dev.leasehold.lease.LeaseAttempt;
 import dev.leasehold.lease.LeaseHandle;
+import dev.leasehold.lease.LeaseInspection;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
@@ -16,6 +18,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -134,6 +138,34 @@ class RedisLeaseHandleUnitTests {
     assertEquals(Duration.ofMillis(990), h.remainingValidity());
     // a definitely-unapplied short renew leaves no floor behind
     assertEquals(new RenewOutcome.Renewed(Duration.ofMillis(4_990)), h.renew(Duration.ofSeconds(5)));
+  }
+
+  /**
+   * renew(20.5 ms) with a 20 ms drift would send 20 ms: the server lease cut from 400 ms to 20 ms
+   * and the handle LOST while the attempt still holds the key. Judged as sent, before any I/O.
+   */
+  @Test
+  void renewWhoseWholeMillisecondsAreTheDrift_isRejectedBeforeIo_andLeavesTheLeaseAlone() {
+    adapter = RedisLeaseAdapter.builder(redis).monotonicNanos(clock).sleeper(clock)
+        .wallClock(Clock.fixed(WALL, ZoneOffset.UTC)).driftBudget(Duration.ofMillis(20)).build();
+    attempt = adapter.newAttempt("op-1");
+    LeaseHandle h = hold(500);
+    clock.advance(Duration.ofMillis(100));
+    for (Duration ttl : List.of(Duration.ofMillis(20).plusNanos(500_000), Duration.ofMillis(21).minusNanos(1))) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> h.renew(ttl));
+      assertEquals("ttl is sent in whole milliseconds (20 ms) and must be above the drift budget PT0.02S, but was " + ttl,
+          e.getMessage());
+    }
+    assertEquals(0, redis.calls("renew"), "nothing was sent");
+    assertEquals(LeaseState.ACTIVE, h.state());
+    assertEquals(Duration.ofMillis(380), h.remainingValidity(), "the deadline is unchanged");
+    assertEquals(WALL.plusMillis(500), h.observedServerExpiry());
+    assertEquals(attempt.ownership(), redis.value(keys));
+    assertEquals(new InspectOutcome.Held(true, Duration.ofMillis(400), OptionalLong.of(1)),
+        adapter.inspect(new LeaseInspection(PURPOSE, DIGEST, attempt)), "the server lease is untouched");
+    // Nothing in flight was left behind either: 21 ms is sent as 21 ms and gives its full 1 ms.
+    assertEquals(new RenewOutcome.Renewed(Duration.ofMillis(1)), h.renew(Duration.ofMillis(21)));
+    assertDeadlineIn(h, MS);
   }
 
   @Test
