@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What one attempt has in flight or left ambiguous, shared by every handle of that attempt.
+ * What one attempt has in flight or left ambiguous on one lease key, shared by every handle of
+ * that pair (attempt, lease key). Another key of the same attempt has its own ledger: nothing of
+ * one resource's requests caps or blocks the other's handles.
  *
  * <p>A request whose reply was lost can still be applied later. A late RENEW with a short TTL
  * would shorten the lease below a budget granted since, and a late RELEASE would delete a lease a
@@ -13,39 +15,93 @@ import java.util.List;
  * least its send time plus ttl, so capping every later budget at the smallest such ttl keeps the
  * budget within the server lease without relying on the order in which requests arrive.
  *
- * <p>This class is threadsafe.
+ * <p>Replies do not arrive in the order the server ran the requests either: a replay the server
+ * ran before a short renew can be answered after the renew's reply, when the renew has left the
+ * ledger. So each request whose success grants a budget (an acquire or a renew) keeps a
+ * {@link Flight} from before it is sent until its reply is judged: a replay's budget is capped by
+ * every renew of the attempt in flight at any time during the replay's flight, and a replay that
+ * overlapped a release is never ACTIVE.
+ *
+ * <p>This class is threadsafe: every method holds the ledger's monitor, which
+ * {@link RedisLeaseAdapter} also holds while it opens or refreshes a handle of this pair.
  */
 final class AttemptLedger {
-  private final List<Long> renewsInFlight = new ArrayList<>();
+  /**
+   * One acquire or renew of this pair between its send and the judging of its reply: the
+   * smallest renew TTL and whether a release was in flight at any time meanwhile. Guarded by the
+   * ledger's monitor.
+   */
+  static final class Flight {
+    /** The TTL this request itself may set: a renew's, or none for an acquire (it never extends). */
+    private final long renewTtlMs;
+    private long floorMs;
+    private boolean releaseSeen;
+
+    private Flight(long renewTtlMs, long floorMs, boolean releaseSeen) {
+      this.renewTtlMs = renewTtlMs;
+      this.floorMs = floorMs;
+      this.releaseSeen = releaseSeen;
+    }
+  }
+
+  /** Open flights; a Flight's equals is identity. Few at a time (one per thread using the pair). */
+  private final List<Flight> flights = new ArrayList<>();
   private long ambiguousRenewFloorMs = Long.MAX_VALUE;
   private int releasesInFlight;
   private boolean releasePending;
   /** Weak, so that the adapter's map of ledgers does not keep handles (and their attempts) alive. */
   private WeakReference<RedisLeaseHandle> handle = new WeakReference<>(null);
 
-  synchronized void beginRenew(long ttlMs) {
-    renewsInFlight.add(ttlMs);
+  /** Opens the flight of an acquire (a first try or a replay) about to be sent. */
+  synchronized Flight beginAcquire() {
+    return open(Long.MAX_VALUE);
   }
 
-  /** Ends a renew; an ambiguous one stays a floor for every later budget of this attempt. */
-  synchronized void endRenew(long ttlMs, boolean ambiguous) {
-    renewsInFlight.remove(Long.valueOf(ttlMs));
+  synchronized void endAcquire(Flight flight) {
+    flights.remove(flight);
+  }
+
+  /** Opens the flight of a renew(ttl) about to be sent; it caps every flight already open. */
+  synchronized Flight beginRenew(long ttlMs) {
+    for (Flight f : flights) {
+      f.floorMs = Math.min(f.floorMs, ttlMs);
+    }
+    return open(ttlMs);
+  }
+
+  /** Ends a renew; an ambiguous one stays a floor for every later budget of this pair. */
+  synchronized void endRenew(Flight flight, boolean ambiguous) {
+    flights.remove(flight);
     if (ambiguous) {
-      ambiguousRenewFloorMs = Math.min(ambiguousRenewFloorMs, ttlMs);
+      ambiguousRenewFloorMs = Math.min(ambiguousRenewFloorMs, flight.renewTtlMs);
     }
   }
 
-  /** The longest budget (ms) any success of this attempt may grant now. */
+  private Flight open(long renewTtlMs) {
+    Flight f = new Flight(renewTtlMs, renewFloorMs(), releaseMayDelete());
+    flights.add(f);
+    return f;
+  }
+
+  /** The longest budget (ms) any success of this pair may grant now: the smallest renew TTL in flight or ambiguous. */
   synchronized long renewFloorMs() {
     long floor = ambiguousRenewFloorMs;
-    for (long ttl : renewsInFlight) {
-      floor = Math.min(floor, ttl);
+    for (Flight f : flights) {
+      floor = Math.min(floor, f.renewTtlMs);
     }
     return floor;
   }
 
+  /** The longest budget (ms) the success of {@code flight} may grant: capped by every renew seen during it or still pending. */
+  synchronized long budgetCapMs(Flight flight) {
+    return Math.min(flight.floorMs, renewFloorMs());
+  }
+
   synchronized void beginRelease() {
     releasesInFlight++;
+    for (Flight f : flights) {
+      f.releaseSeen = true;
+    }
   }
 
   synchronized void endRelease(boolean ambiguous) {
@@ -53,12 +109,17 @@ final class AttemptLedger {
     releasePending |= ambiguous;
   }
 
-  /** Whether a RELEASE of this attempt may still delete its lease: then no handle may be ACTIVE. */
+  /** Whether a RELEASE of this pair may still delete its lease: then no handle may be ACTIVE. */
   synchronized boolean releaseMayDelete() {
     return releasePending || releasesInFlight > 0;
   }
 
-  /** The attempt's newest handle, if it is still referenced. */
+  /** Whether the lease {@code flight} reports may be gone: a release overlapped it, or may still run. */
+  synchronized boolean releaseMayDelete(Flight flight) {
+    return flight.releaseSeen || releaseMayDelete();
+  }
+
+  /** The pair's newest handle, if it is still referenced. */
   synchronized RedisLeaseHandle handle() {
     return handle.get();
   }

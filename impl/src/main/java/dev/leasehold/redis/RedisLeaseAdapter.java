@@ -10,7 +10,7 @@ import dev.leasehold.lease.LeaseRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.WeakHashMap;
@@ -20,8 +20,15 @@ import java.util.WeakHashMap;
  *
  * <p>Every budget is measured from the monotonic instant before the request was sent and is
  * {@code min(granted TTL, reported PTTL) - driftBudget}; a replay gets what the server has left,
- * never a fresh TTL. Handles of one attempt share its {@link AttemptLedger}: keep using one adapter
- * for one attempt.
+ * never a fresh TTL.
+ *
+ * <p>A handle, its in-flight bookkeeping ({@link AttemptLedger}) and its identity belong to the
+ * pair (attempt, lease key): an attempt used for two resources gets two independent handles, and
+ * a reply for one key never reaches the other key's handle (with {@link FenceMode#COUNTER} both
+ * may carry token 1, so a token could not tell them apart). Within one pair there is one live
+ * handle: a replay refreshes it, a new grant supersedes it. The same attempt may be replayed from
+ * several threads beside its handle's renew or release; each try is judged by its
+ * {@link AttemptLedger.Flight}. Keep using one adapter for one attempt: ledgers are per adapter.
  *
  * <p>This class is threadsafe.
  */
@@ -31,7 +38,11 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
   private static final Duration MIN_RETRY_PAUSE = Duration.ofMillis(1);
 
   private final RedisLeaseConfig config;
-  private final Map<LeaseAttempt, AttemptLedger> ledgers = Collections.synchronizedMap(new WeakHashMap<>());
+  /**
+   * Ledgers by attempt, then by lease key. Weak in the attempt, so an attempt nobody holds any
+   * more (nor any handle of it) can be collected with its ledgers. Guarded by itself.
+   */
+  private final Map<LeaseAttempt, Map<String, AttemptLedger>> ledgers = new WeakHashMap<>();
 
   RedisLeaseAdapter(RedisLeaseConfig config) {
     this.config = config;
@@ -135,7 +146,18 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
   }
 
   private AcquireOutcome acquireOnce(LeaseAttempt attempt, LeaseKeys keys, long ttlMs) {
-    AttemptLedger ledger = ledger(attempt);
+    AttemptLedger ledger = ledger(attempt, keys);
+    // Open before the send, ended after the reply is judged: whatever of this pair ran meanwhile caps it.
+    AttemptLedger.Flight flight = ledger.beginAcquire();
+    try {
+      return acquireInFlight(attempt, keys, ttlMs, ledger, flight);
+    } finally {
+      ledger.endAcquire(flight);
+    }
+  }
+
+  private AcquireOutcome acquireInFlight(LeaseAttempt attempt, LeaseKeys keys, long ttlMs, AttemptLedger ledger,
+      AttemptLedger.Flight flight) {
     long start = config.monotonicNanos().getAsLong();
     Instant wallStart = config.wallClock().instant();
     GatewayReply.Acquire reply;
@@ -148,19 +170,17 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
         case AMBIGUOUS -> new AcquireOutcome.Indeterminate(attempt.operationId());
       };
     }
+    Opening opening = new Opening(attempt, ledger, keys, flight, start, wallStart);
     if (reply instanceof GatewayReply.Granted g) {
       LeaseGuarantee guarantee = durable() ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
-      RedisLeaseHandle handle = open(attempt, ledger, keys, g.fencingToken(), guarantee, start, wallStart,
-          Math.min(ttlMs, g.pttl()), null);
-      return new AcquireOutcome.Acquired(handle);
+      return new AcquireOutcome.Acquired(open(opening, g.fencingToken(), guarantee, Math.min(ttlMs, g.pttl()), null));
     }
     if (reply instanceof GatewayReply.Replayed r) {
       // No expiry (-1) means someone PERSISTed our key: the server keeps it at least the request TTL.
       long serverMs = r.pttl() == -1 ? ttlMs : Math.min(ttlMs, r.pttl());
       RedisLeaseHandle live = ledger.handle();
-      RedisLeaseHandle handle = open(attempt, ledger, keys, r.fencingToken(),
-          live != null ? live.guarantee() : replayGuarantee(), start, wallStart, serverMs, live);
-      return new AcquireOutcome.ReplayedSameOperation(handle);
+      return new AcquireOutcome.ReplayedSameOperation(open(opening, r.fencingToken(),
+          live != null ? live.guarantee() : replayGuarantee(), serverMs, live));
     }
     GatewayReply.HeldByOther h = (GatewayReply.HeldByOther) reply;
     if (h.sameOwnerToken()) {
@@ -169,27 +189,31 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     return new AcquireOutcome.Contended(h.pttl() > 0 ? Duration.ofMillis(h.pttl()) : config.contentionRetryAfter());
   }
 
+  /** One try's request, for opening or refreshing a handle of its pair once the reply is in. */
+  private record Opening(LeaseAttempt attempt, AttemptLedger ledger, LeaseKeys keys, AttemptLedger.Flight flight,
+      long start, Instant wallStart) {}
+
   /**
-   * The handle for a grant or a replay. A replay while this attempt's handle is still live
-   * refreshes that handle, so one attempt never has two live handles; otherwise a new handle
-   * supersedes the old one (a grant means the server had lost the old lease).
+   * The handle for a grant or a replay. A replay while the pair's handle is still live refreshes
+   * that handle, so one pair never has two live handles; otherwise a new handle supersedes the old
+   * one (a grant means the server had lost the old lease).
    */
-  private RedisLeaseHandle open(LeaseAttempt attempt, AttemptLedger ledger, LeaseKeys keys, long token,
-      LeaseGuarantee guarantee, long start, Instant wallStart, long serverMs, RedisLeaseHandle replayInto) {
-    synchronized (ledger) {
+  private RedisLeaseHandle open(Opening o, long token, LeaseGuarantee guarantee, long serverMs,
+      RedisLeaseHandle replayInto) {
+    synchronized (o.ledger()) {
       OptionalLong fencingToken = token > 0 ? OptionalLong.of(token) : OptionalLong.empty();
       // Another token proves a grant happened in between: the live handle's lease is gone.
       if (replayInto != null && replayInto.fencingToken().equals(fencingToken)
-          && replayInto.absorbReplay(start, wallStart, serverMs)) {
+          && replayInto.absorbReplay(o.flight(), o.start(), o.wallStart(), serverMs)) {
         return replayInto;
       }
-      RedisLeaseHandle previous = ledger.handle();
+      RedisLeaseHandle previous = o.ledger().handle();
       if (previous != null) {
         previous.supersede();
       }
-      RedisLeaseHandle handle = new RedisLeaseHandle(config, attempt, ledger, keys,
-          fencingToken, guarantee, start, wallStart, serverMs);
-      ledger.handle(handle);
+      RedisLeaseHandle handle = new RedisLeaseHandle(config, o.attempt(), o.ledger(), o.keys(), fencingToken, guarantee,
+          o.flight(), o.start(), o.wallStart(), serverMs);
+      o.ledger().handle(handle);
       return handle;
     }
   }
@@ -254,7 +278,9 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     return LeaseKeys.of(config.namespace(), config.keyVersion(), purpose, resourceDigest);
   }
 
-  private AttemptLedger ledger(LeaseAttempt attempt) {
-    return ledgers.computeIfAbsent(attempt, a -> new AttemptLedger());
+  private AttemptLedger ledger(LeaseAttempt attempt, LeaseKeys keys) {
+    synchronized (ledgers) {
+      return ledgers.computeIfAbsent(attempt, a -> new HashMap<>()).computeIfAbsent(keys.lease(), k -> new AttemptLedger());
+    }
   }
 }

@@ -6,6 +6,7 @@ import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
+import dev.leasehold.redis.Belief.InFlight;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
@@ -23,50 +24,16 @@ import java.util.function.UnaryOperator;
  * {@code Observed(a)} and {@code Deadline(a)}): the server may apply it at any moment before the
  * reply arrives.
  *
+ * <p>A replay of the attempt ({@code tryAcquire} again) takes no handle lock: it may run beside
+ * this handle's renew or release, and the handle of a new grant has a lock of its own. What keeps
+ * them apart is the {@link AttemptLedger} of the pair (attempt, lease key): every budget a reply
+ * grants is judged by that request's {@link AttemptLedger.Flight}, and a renew or release is
+ * checked and registered there in one step, so a grant that supersedes this handle either sees
+ * the request or makes the handle LOST before it is sent.
+ *
  * <p>This class is threadsafe.
  */
 public final class RedisLeaseHandle implements LeaseHandle {
-  /** The request of this handle whose reply has not come back yet. */
-  sealed interface InFlight {
-    InFlight NONE = new Nothing();
-
-    record Nothing() implements InFlight {}
-
-    /** A renew(ttl) sent at start: once applied the server may hold only start + ttl, so cap is start + ttl - drift. */
-    record Renew(long cap) implements InFlight {}
-
-    /** A release: the key may be gone at any moment, so an ACTIVE handle reads UNKNOWN. */
-    record Release() implements InFlight {}
-  }
-
-  /**
-   * One consistent view of the lease; {@code deadline} is on the monotonic clock, in ns, and
-   * {@code state} is what the last reply left (the stored state of the spec's {@code hs}).
-   */
-  record Belief(LeaseState state, long deadline, Instant serverExpiry, InFlight inFlight) {
-    Belief(LeaseState state, long deadline, Instant serverExpiry) {
-      this(state, deadline, serverExpiry, InFlight.NONE);
-    }
-
-    /** The deadline to rely on now: a renew in flight may already have shortened the lease. */
-    long validUntil() {
-      return inFlight instanceof InFlight.Renew r ? Math.min(deadline, r.cap()) : deadline;
-    }
-
-    /** What state() answers: an ACTIVE handle whose release is in flight may already be gone. */
-    LeaseState observed() {
-      return state == LeaseState.ACTIVE && inFlight instanceof InFlight.Release ? LeaseState.UNKNOWN : state;
-    }
-
-    Belief sending(InFlight request) {
-      return new Belief(state, deadline, serverExpiry, request);
-    }
-
-    Belief ended(LeaseState end) {
-      return new Belief(end, deadline, serverExpiry, inFlight);
-    }
-  }
-
   private final RedisLeaseConfig config;
   private final LeaseAttempt attempt;
   private final AttemptLedger ledger;
@@ -78,7 +45,8 @@ public final class RedisLeaseHandle implements LeaseHandle {
   private final AtomicReference<Belief> belief;
 
   RedisLeaseHandle(RedisLeaseConfig config, LeaseAttempt attempt, AttemptLedger ledger, LeaseKeys keys,
-      OptionalLong fencingToken, LeaseGuarantee guarantee, long start, Instant wallStart, long serverMs) {
+      OptionalLong fencingToken, LeaseGuarantee guarantee, AttemptLedger.Flight flight, long start, Instant wallStart,
+      long serverMs) {
     this.config = config;
     this.attempt = attempt;
     this.ledger = ledger;
@@ -86,31 +54,30 @@ public final class RedisLeaseHandle implements LeaseHandle {
     this.fencingToken = fencingToken;
     this.guarantee = fencingToken.isPresent() ? guarantee : LeaseGuarantee.EFFICIENCY_ONLY;
     this.driftNanos = config.driftBudget().toNanos();
-    this.belief = new AtomicReference<>(granted(start, wallStart, serverMs));
+    this.belief = new AtomicReference<>(granted(flight, start, wallStart, serverMs));
   }
 
   /**
    * The belief after the server granted (or reported) {@code serverMs} at a request sent at
-   * {@code start}: capped by the attempt's pending renews, never ACTIVE while a release of the
-   * attempt may still delete the lease.
+   * {@code start}: a budget is capped by every renew of the attempt in flight at any time during
+   * the request's flight (or left ambiguous), and a request that overlapped a release is never
+   * ACTIVE. Its reply may land after a later request's reply, so the ledger's state at reply time
+   * alone is not enough.
    */
-  private Belief granted(long start, Instant wallStart, long serverMs) {
-    long budgetMs = Math.min(serverMs, ledger.renewFloorMs());
+  private Belief granted(AttemptLedger.Flight flight, long start, Instant wallStart, long serverMs) {
+    long budgetMs = Math.min(serverMs, ledger.budgetCapMs(flight));
     long deadline = start + Duration.ofMillis(Math.max(0, budgetMs)).toNanos() - driftNanos;
-    LeaseState state = ledger.releaseMayDelete() ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
-    return expire(new Belief(state, deadline, wallStart.plusMillis(Math.max(0, serverMs))));
+    LeaseState state = ledger.releaseMayDelete(flight) ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
+    return new Belief(state, deadline, wallStart.plusMillis(Math.max(0, serverMs))).expire(now());
   }
 
-  /** Local expiry, stored: a live belief whose deadline (capped by a renew in flight) has passed becomes LOST for good. */
-  private Belief expire(Belief b) {
-    if (b.state().isLive() && config.monotonicNanos().getAsLong() - b.validUntil() >= 0) {
-      return b.ended(LeaseState.LOST);
-    }
-    return b;
+  private long now() {
+    return config.monotonicNanos().getAsLong();
   }
 
+  /** Applies {@code change} to the belief, storing local expiry before and after it. */
   private Belief update(UnaryOperator<Belief> change) {
-    return belief.updateAndGet(b -> expire(change.apply(expire(b))));
+    return belief.updateAndGet(b -> change.apply(b.expire(now())).expire(now()));
   }
 
   private Belief current() {
@@ -124,15 +91,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
 
   @Override
   public Duration remainingValidity() {
-    return remaining(current());
-  }
-
-  /** What {@code b} leaves to rely on now; zero unless it reads ACTIVE. */
-  private Duration remaining(Belief b) {
-    if (b.observed() != LeaseState.ACTIVE) {
-      return Duration.ZERO;
-    }
-    return Duration.ofNanos(Math.max(0, b.validUntil() - config.monotonicNanos().getAsLong()));
+    return current().remaining(now());
   }
 
   @Override
@@ -160,49 +119,52 @@ public final class RedisLeaseHandle implements LeaseHandle {
       return new RenewOutcome.Unavailable("interrupted before sending");
     }
     try {
-      Belief before = current();
-      if (!before.state().isLive() || (before.state() == LeaseState.UNKNOWN && ledger.releaseMayDelete())) {
-        return new RenewOutcome.NotActive(before.state());
+      AttemptLedger.Flight flight;
+      synchronized (ledger) {
+        // Checked and registered in one step under the monitor a grant of this pair holds while it
+        // supersedes this handle: the grant either sees this renew (and is capped by it) or has
+        // made this handle LOST, and then nothing is sent.
+        Belief before = current();
+        if (!before.state().isLive() || (before.state() == LeaseState.UNKNOWN && ledger.releaseMayDelete())) {
+          return new RenewOutcome.NotActive(before.state());
+        }
+        flight = ledger.beginRenew(ttlMs);
       }
-      long start = config.monotonicNanos().getAsLong();
-      Instant wallStart = config.wallClock().instant();
-      GatewayReply.Change change;
-      ledger.beginRenew(ttlMs);
-      update(b -> b.sending(new InFlight.Renew(start + Duration.ofMillis(ttlMs).toNanos() - driftNanos)));
+      boolean ambiguous = false;
       try {
+        long start = now();
+        Instant wallStart = config.wallClock().instant();
+        update(b -> b.sending(new InFlight.Renew(start + Duration.ofMillis(ttlMs).toNanos() - driftNanos)));
+        GatewayReply.Change change;
         try {
           change = config.gateway().renew(keys, attempt.ownership(), ttlMs);
         } catch (GatewayException e) {
-          ledger.endRenew(ttlMs, !e.provablyNotApplied());
+          ambiguous = !e.provablyNotApplied();
           return renewFailed(e);
         } catch (RuntimeException | Error e) {
           // Not a classified failure (a bug, a reply we cannot read): it may have run, so keep only
           // what an unanswered renew keeps before the caller sees the exception.
-          ledger.endRenew(ttlMs, true);
+          ambiguous = true;
           renewUnanswered();
           throw e;
         }
-        ledger.endRenew(ttlMs, false);
         return switch (change) {
-          case APPLIED -> renewed(start, wallStart, ttlMs);
+          case APPLIED -> renewed(flight, start, wallStart, ttlMs);
           case ABSENT -> lost("lease absent: expired or deleted on the server");
           case OTHER -> lost("lease held by another attempt");
         };
       } finally {
-        landed();
+        // Ended once the outcome is judged: until then this renew still caps the pair's other flights.
+        ledger.endRenew(flight, ambiguous);
+        update(b -> b.sending(InFlight.NONE));
       }
     } finally {
       requests.unlock();
     }
   }
 
-  /** The reply (or the failure) is in: nothing of this handle is in flight any more. */
-  private void landed() {
-    update(b -> b.sending(InFlight.NONE));
-  }
-
-  private RenewOutcome renewed(long start, Instant wallStart, long ttlMs) {
-    Belief after = update(b -> b.state().isLive() ? granted(start, wallStart, ttlMs) : b);
+  private RenewOutcome renewed(AttemptLedger.Flight flight, long start, Instant wallStart, long ttlMs) {
+    Belief after = update(b -> b.state().isLive() ? granted(flight, start, wallStart, ttlMs) : b);
     if (after.state() == LeaseState.LOST) {
       // The old budget ran out while the request was in flight; LOST stays LOST.
       return new RenewOutcome.Lost("local validity ran out before the renew reply arrived");
@@ -210,7 +172,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
     if (after.state() != LeaseState.ACTIVE) {
       return new RenewOutcome.Indeterminate("a release of this attempt may still delete the lease");
     }
-    return new RenewOutcome.Renewed(remaining(after));
+    return new RenewOutcome.Renewed(after.remaining(now()));
   }
 
   private RenewOutcome lost(String reason) {
@@ -219,18 +181,13 @@ public final class RedisLeaseHandle implements LeaseHandle {
   }
 
   private RenewOutcome renewFailed(GatewayException e) {
-    switch (e.failure()) {
-      case NOT_SENT, REFUSED:
-        return new RenewOutcome.Unavailable(e.getMessage());
-      case OVERLOADED:
-        return new RenewOutcome.Overloaded(config.contentionRetryAfter());
-      default:
-        Belief after = renewUnanswered();
-        if (after.state() == LeaseState.LOST) {
-          return new RenewOutcome.Lost("local validity ran out while the renew was unanswered");
-        }
-        return new RenewOutcome.Indeterminate(e.getMessage());
-    }
+    return switch (e.failure()) {
+      case NOT_SENT, REFUSED -> new RenewOutcome.Unavailable(e.getMessage());
+      case OVERLOADED -> new RenewOutcome.Overloaded(config.contentionRetryAfter());
+      case AMBIGUOUS -> renewUnanswered().state() == LeaseState.LOST
+          ? new RenewOutcome.Lost("local validity ran out while the renew was unanswered")
+          : new RenewOutcome.Indeterminate(e.getMessage());
+    };
   }
 
   /**
@@ -246,33 +203,37 @@ public final class RedisLeaseHandle implements LeaseHandle {
     // Not interruptible: release is cleanup, and a cancelled worker still has to give the lease back.
     requests.lock();
     try {
-      Belief before = current();
-      if (!before.state().isLive()) {
-        return new ReleaseOutcome.NotActive(before.state());
+      synchronized (ledger) {
+        // As in renew: a grant that supersedes this handle either sees this release or stops it here.
+        Belief before = current();
+        if (!before.state().isLive()) {
+          return new ReleaseOutcome.NotActive(before.state());
+        }
+        ledger.beginRelease();
       }
-      GatewayReply.Change change;
-      ledger.beginRelease();
-      update(b -> b.sending(new InFlight.Release()));
+      boolean ambiguous = false;
       try {
+        update(b -> b.sending(new InFlight.Release()));
+        GatewayReply.Change change;
         try {
           change = config.gateway().release(keys, attempt.ownership());
         } catch (GatewayException e) {
-          ledger.endRelease(!e.provablyNotApplied());
+          ambiguous = !e.provablyNotApplied();
           return releaseFailed(e);
         } catch (RuntimeException | Error e) {
           // As for renew: the key may be gone, so the handle is UNKNOWN before the caller sees the exception.
-          ledger.endRelease(true);
+          ambiguous = true;
           releaseUnanswered();
           throw e;
         }
-        ledger.endRelease(false);
         return switch (change) {
           case APPLIED -> settle(LeaseState.RELEASED, new ReleaseOutcome.Released());
           case ABSENT -> settle(LeaseState.RELEASED, new ReleaseOutcome.AlreadyAbsent());
           case OTHER -> settle(LeaseState.LOST, new ReleaseOutcome.NotOwner());
         };
       } finally {
-        landed();
+        ledger.endRelease(ambiguous);
+        update(b -> b.sending(InFlight.NONE));
       }
     } finally {
       requests.unlock();
@@ -286,18 +247,13 @@ public final class RedisLeaseHandle implements LeaseHandle {
   }
 
   private ReleaseOutcome releaseFailed(GatewayException e) {
-    switch (e.failure()) {
-      case NOT_SENT, REFUSED:
-        return new ReleaseOutcome.Unavailable(e.getMessage());
-      case OVERLOADED:
-        return new ReleaseOutcome.Overloaded(config.contentionRetryAfter());
-      default:
-        Belief after = releaseUnanswered();
-        if (after.state() == LeaseState.LOST) {
-          return new ReleaseOutcome.NotActive(LeaseState.LOST);
-        }
-        return new ReleaseOutcome.Indeterminate(e.getMessage());
-    }
+    return switch (e.failure()) {
+      case NOT_SENT, REFUSED -> new ReleaseOutcome.Unavailable(e.getMessage());
+      case OVERLOADED -> new ReleaseOutcome.Overloaded(config.contentionRetryAfter());
+      case AMBIGUOUS -> releaseUnanswered().state() == LeaseState.LOST
+          ? new ReleaseOutcome.NotActive(LeaseState.LOST)
+          : new ReleaseOutcome.Indeterminate(e.getMessage());
+    };
   }
 
   /** The release may have run: a live handle is UNKNOWN from now on (spec Timeout). */
@@ -308,16 +264,16 @@ public final class RedisLeaseHandle implements LeaseHandle {
   /**
    * A replay of this handle's attempt succeeded while the handle is live: adopt the server's
    * report, which is newer than anything the handle knew (the lease may have been shortened since,
-   * by a late renew or from outside). Returns false if the handle is no longer live, so the caller
-   * opens a new one.
+   * by a late renew or from outside), judged by the replay's {@code flight} like any grant. Returns
+   * false if the handle is no longer live, so the caller opens a new one.
    */
-  boolean absorbReplay(long start, Instant wallStart, long serverMs) {
+  boolean absorbReplay(AttemptLedger.Flight flight, long start, Instant wallStart, long serverMs) {
     boolean[] absorbed = new boolean[1];
     update(b -> {
       // updateAndGet may run this more than once; the last run decides.
       absorbed[0] = b.state().isLive();
       // A renew or release of this handle may still be in flight: its cap or UNKNOWN stays until it lands.
-      return absorbed[0] ? granted(start, wallStart, serverMs).sending(b.inFlight()) : b;
+      return absorbed[0] ? granted(flight, start, wallStart, serverMs).sending(b.inFlight()) : b;
     });
     return absorbed[0];
   }

@@ -12,7 +12,12 @@ import dev.leasehold.model.sim.SimulatedGateway;
 import dev.leasehold.model.sim.SimulatedRedis;
 import dev.leasehold.model.sim.VirtualClock;
 import dev.leasehold.redis.RedisLeaseAdapter;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -29,8 +34,9 @@ import org.junit.jupiter.api.Test;
  * after each scenario the handle must not be ACTIVE unless the server holds it for its whole budget.
  * Small parameter ranges, model checking and stress, as Caffeine does.
  *
- * <p>Excluded operations: tryAcquire and inspect (they do not touch the handle's belief) and time
- * passing (virtual time would make results depend on interleavings by design).
+ * <p>Excluded operations here: tryAcquire and inspect (a replay does touch the handle's belief, see
+ * {@link ReplayBesideRenewAndRelease}, which checks it with coarser results) and time passing
+ * (virtual time would make results depend on interleavings by design).
  */
 @Param(name = "ttl", gen = IntGen.class, conf = "15:40")
 public class RedisLeaseHandleLincheckUnitTests {
@@ -88,6 +94,128 @@ public class RedisLeaseHandleLincheckUnitTests {
         throw new AssertionError("ACTIVE handle beyond the server lease: " + e);
       }
     }
+  }
+
+  /**
+   * A replay (tryAcquire again with the same attempt) beside the handle's renew and release, as
+   * the application's wait loop or retry runs beside the watchdog. The safety checks are exact:
+   * after each scenario every handle ever returned, not just the first, is within the server lease
+   * if ACTIVE, and at most one is ACTIVE. The results are coarser than above, because a replay is
+   * safe but not linearizable in three ways, each on the conservative side:
+   * <ol>
+   *   <li>its reply may carry a PTTL the server reported before a concurrent renew ran, and the
+   *       budget it keeps is then min(reported, renew) - drift, below what any sequential order
+   *       gives: remainingValidity is left out here;
+   *   <li>a replay that overlapped a release answers with a handle that is UNKNOWN (or supersedes
+   *       the releasing handle to LOST), which no sequential order produces: a replay returns only
+   *       its outcome kind, and NotActive is not told apart by state;
+   *   <li>state() reads UNKNOWN as soon as a release is sent, and a replay the server ran before
+   *       that release then reports the lease held: no sequential order has both, so state() is
+   *       left out here (the class above checks it beside renew and release).
+   * </ol>
+   */
+  @Param(name = "renewTtl", gen = IntGen.class, conf = "15:25")
+  @Param(name = "replayTtl", gen = IntGen.class, conf = "26:40")
+  public static class ReplayBesideRenewAndRelease {
+    private final VirtualClock clock = new VirtualClock();
+    private final SimulatedRedis redis = new SimulatedRedis(clock);
+    private final RedisLeaseAdapter port;
+    private final LeaseAttempt attempt;
+    private final LeaseHandle handle;
+    private final CopyOnWriteArrayList<LeaseHandle> handles = new CopyOnWriteArrayList<>();
+    private final Map<Integer, LeaseRequest> requests = new HashMap<>();
+
+    public ReplayBesideRenewAndRelease() {
+      // Renews shorter than replays, and a 1 ms drift budget, so that a replay's stale PTTL restored
+      // after a renew shows as a budget beyond the server lease (a 10 ms drift would hide most).
+      port = RedisLeaseAdapter.builder(new SimulatedGateway(redis)).driftBudget(Duration.ofMillis(1))
+          .monotonicNanos(clock.monotonic()).wallClock(clock.wall()).random(new FixedRandom()).build();
+      attempt = port.newAttempt("lincheck");
+      for (int ttl = 26; ttl <= 40; ttl++) {
+        request(ttl);
+      }
+      handle = ((AcquireOutcome.Acquired) port.tryAcquire(request(30))).handle();
+      handles.add(handle);
+    }
+
+    /**
+     * Fixed owner-token bytes. tryAcquire looks the attempt up in a hash map; model checking
+     * replays an invocation on a new instance and requires the same memory accesses, so the
+     * attempt's hash code must not be random.
+     */
+    private static final class FixedRandom extends SecureRandom {
+      @Override
+      public void nextBytes(byte[] bytes) {
+        Arrays.fill(bytes, (byte) 7);
+      }
+    }
+
+    /** Built here, not in the operation: the checker cannot follow LeaseRequest's static regex validation. */
+    private LeaseRequest request(int ttlMs) {
+      return requests.computeIfAbsent(ttlMs, ttl -> LeaseRequest.once("model", "sha256:" + "ab".repeat(32),
+          Duration.ofMillis(ttl), attempt));
+    }
+
+    @Operation
+    public String replay(@Param(name = "replayTtl") int ttlMs) {
+      AcquireOutcome out = port.tryAcquire(request(ttlMs));
+      // Handles have identity equality: a replay absorbed into a handle already listed adds nothing.
+      if (out instanceof AcquireOutcome.Acquired a) {
+        handles.addIfAbsent(a.handle());
+      } else if (out instanceof AcquireOutcome.ReplayedSameOperation r) {
+        handles.addIfAbsent(r.handle());
+      }
+      return out.getClass().getSimpleName();
+    }
+
+    @Operation
+    public String renew(@Param(name = "renewTtl") int ttlMs) {
+      RenewOutcome out = handle.renew(Duration.ofMillis(ttlMs));
+      return out instanceof RenewOutcome.Renewed r ? "Renewed(" + r.validity().toMillis() + "ms)" : out.getClass().getSimpleName();
+    }
+
+    @Operation
+    public String release() {
+      return handle.release().getClass().getSimpleName();
+    }
+
+    /** ValidityWithinServerLease for every handle, and MutualExclusion: one attempt, so at most one ACTIVE handle. */
+    @Validate
+    public void validity() {
+      SimulatedRedis.Entry e = redis.entry(LeaseWorld.KEYS);
+      int active = 0;
+      for (LeaseHandle h : handles) {
+        if (h.state() == LeaseState.ACTIVE) {
+          active++;
+          long deadline = clock.clientNanos() + h.remainingValidity().toNanos();
+          if (e == null || !e.value().equals(attempt.ownership()) || (e.expiryMs() + 1) * 1_000_000L < deadline) {
+            throw new AssertionError("ACTIVE handle beyond the server lease: " + h + ", server " + e);
+          }
+        }
+      }
+      if (active > 1) {
+        throw new AssertionError(active + " ACTIVE handles of one attempt: " + handles);
+      }
+    }
+  }
+
+  /** One call per thread and nothing around them: every scenario is a single race, explored in depth. */
+  @Test
+  void replayModelChecking_singleRaces() {
+    new ModelCheckingOptions().iterations(15).invocationsPerIteration(300).threads(2).actorsPerThread(1)
+        .actorsBefore(0).actorsAfter(0).check(ReplayBesideRenewAndRelease.class);
+  }
+
+  @Test
+  void replayModelChecking() {
+    new ModelCheckingOptions().iterations(10).invocationsPerIteration(100).threads(2).actorsPerThread(2)
+        .actorsBefore(1).actorsAfter(1).check(ReplayBesideRenewAndRelease.class);
+  }
+
+  @Test
+  void replayStress() {
+    new StressOptions().iterations(5).invocationsPerIteration(200).threads(2).actorsPerThread(3)
+        .check(ReplayBesideRenewAndRelease.class);
   }
 
   @Test
