@@ -5,6 +5,12 @@
 (* one owner token bound to one operation id (RedisLeaseAdapter.newAttempt);*)
 (* its Redis value is ownerToken:operationId.                              *)
 (*                                                                         *)
+(* One resource loses nothing: the adapter keeps a handle, its ledger of   *)
+(* requests in flight and its identity per pair (attempt, lease key), so   *)
+(* one attempt used for two resources is two independent copies of this   *)
+(* module (the scripts of one key never read another key).  Attempt here   *)
+(* stands for that pair.                                                   *)
+(*                                                                         *)
 (* What is modelled:                                                       *)
 (*  - a discrete server clock `now` with Redis's key expiry (a key is     *)
 (*    gone once now > expiry: at now = expiry it is still there with PTTL  *)
@@ -14,9 +20,15 @@
 (*  - each client call as send -> (apply | refuse) -> (reply | lost reply) *)
 (*    -> outcome, where the client may give up (Indeterminate) and the    *)
 (*    request may still be applied afterwards (a delayed request);         *)
+(*  - several client threads (Lane) using one attempt at once: the         *)
+(*    watchdog renews while the application replays the attempt or         *)
+(*    releases the handle.  A renew and a release of one handle are        *)
+(*    serialized by its lock (RedisLeaseHandle.requests); a tryAcquire is  *)
+(*    not, so a replay may overlap them in every interleaving;             *)
 (*  - the client's handle: stored state, local deadline on the client's   *)
 (*    monotonic clock measured from before the send, fencing token, and    *)
-(*    the per-attempt pending bookkeeping of notes/PROTOCOL.md;            *)
+(*    the per-attempt ledger (AttemptLedger): the renew TTLs and releases  *)
+(*    in flight, and those left ambiguous;                                 *)
 (*  - a client clock that may fall behind the server clock by at most      *)
 (*    Drift ticks (it never runs ahead: running ahead is only safer);      *)
 (*  - a fenced effect store (FencedStore.write in the chaos module) and    *)
@@ -24,17 +36,21 @@
 (*  - a failover (promotes the last replicated state) and a restart (an    *)
 (*    empty server), both of which lose recent writes, with the three      *)
 (*    durability modes of the fencing counter;                             *)
-(*  - the seed system's defects, each behind a flag in Defects, so that    *)
-(*    the MC*.tla configurations can show each counterexample.             *)
+(*  - the seed system's defects, and the adapter's own before issue 12,    *)
+(*    each behind a flag in Defects, so that the MC*.tla configurations    *)
+(*    can show each counterexample.                                        *)
 (*                                                                         *)
 (* What is omitted: liveness (only safety properties are stated), the      *)
 (* wait loop's sleeping (a retry is just another Replay), the byte format  *)
-(* of keys and tokens, more than one handle per attempt (a Replay is only  *)
-(* taken while the attempt has no handle: that is the wait loop and the    *)
-(* retry after Indeterminate), and a client clock running fast.  Calls     *)
-(* that are rejected before any I/O (TTL <= drift, connection known down   *)
-(* -> Unavailable) and calls on a LOST/RELEASED handle (NotActive, nothing *)
-(* sent) change nothing, so they are stuttering steps and do not appear.   *)
+(* of keys and tokens, and a client clock running fast.  An attempt has    *)
+(* one handle at a time here: a grant that opens a new handle replaces the *)
+(* old one (RedisLeaseAdapter supersedes it: LOST), and the old handle's   *)
+(* renew or release still in flight becomes `stale`: it still counts in    *)
+(* the ledger and still runs on the server, but its reply changes no       *)
+(* handle.  Calls that are rejected before any I/O (TTL <= drift,          *)
+(* connection known down -> Unavailable) and calls on a LOST/RELEASED      *)
+(* handle (NotActive, nothing sent) change nothing, so they are stuttering *)
+(* steps and do not appear.                                                *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 
@@ -43,6 +59,7 @@ CONSTANTS
     Owner,       \* The owner tokens (model values).
     OwnerOf,     \* OwnerOf[a] is the owner token of attempt a.
     None,        \* A model value that is not an attempt: "the key is absent".
+    Lane,        \* The client threads that may call on one attempt at once (model values).
     Ttl,         \* The TTLs, in ticks, that a caller may ask for in tryAcquire/renew.
     Drift,       \* The drift budget in ticks (LeaseRequest/adapter driftBudget).
     MaxTime,     \* Bound of the server clock, used only by StateConstraint.
@@ -52,10 +69,10 @@ CONSTANTS
     MaxCalls,    \* Bound of the calls the clients send in all, used only by StateConstraint.
     Faults,      \* The faults that may happen, a subset of FaultNames.
     Durability,  \* How the fencing counter survives failover: "Plain", "ClockFloor" or "ReplicaAck".
-    Defects      \* The seed defects switched back on, a subset of DefectNames ({} = the fixed protocol).
+    Defects      \* The defects switched back on, a subset of DefectNames ({} = the fixed protocol).
 
 (***************************************************************************)
-(* The names of the faults and of the seed defects.                        *)
+(* The names of the faults and of the defects.                             *)
 (***************************************************************************)
 FaultNames ==
     { "LoseReply",   \* a reply is lost after the script ran (LoseReply)
@@ -71,14 +88,19 @@ DefectNames ==
       "LocalExpiryNotStored", \* seed #4: state() returns LOST on local expiry without storing it
       "TtlCheckAfterSend",    \* seed: TTL <= drift is rejected only after the script ran
       "TrustAmbiguousRenew",  \* an Indeterminate (maybe shorter) renew leaves the handle ACTIVE with its old deadline
-      "NoPendingBookkeeping", \* the per-attempt minPendingTtl / releasePending are not kept
+      "NoPendingBookkeeping", \* the per-attempt ledger (renews and releases in flight or ambiguous) is not kept
       "ReplayExtends",        \* the ACQUIRE script extends the TTL on a replay (status 2)
-      "OwnerOnlyCompare" }    \* the ACQUIRE script compares only the owner token, not the whole value
+      "OwnerOnlyCompare",     \* the ACQUIRE script compares only the owner token, not the whole value
+      "RenewCapAtReply",      \* the adapter before issue 12: a success is capped by the renews still
+                              \* in flight when its reply arrives, not by all during its flight
+      "ReleaseCheckAtReply" } \* the adapter before issue 12: a success is kept from ACTIVE by a release
+                              \* still in flight when its reply arrives, not by one during its flight
 
 Durabilities == {"Plain", "ClockFloor", "ReplicaAck"}
 
 ASSUME /\ \A a \in Attempt : OwnerOf[a] \in Owner
        /\ None \notin Attempt
+       /\ Lane # {}
        /\ Ttl \subseteq Nat \ {0} /\ Ttl # {}
        /\ Drift \in Nat
        /\ MaxTime \in Nat /\ MaxGrants \in Nat /\ MaxInFlight \in Nat /\ MaxDelayed \in Nat /\ MaxCalls \in Nat
@@ -90,7 +112,9 @@ Min(x, y) == IF x <= y THEN x ELSE y
 Max(x, y) == IF x >= y THEN x ELSE y
 
 MaxTtl == CHOOSE t \in Ttl : \A u \in Ttl : u <= t  \* The longest TTL a caller may ask for.
-NoPending == MaxTtl + 1     \* Stands for +infinity in minPendingTtl: no ambiguous renew so far.
+NoPending == MaxTtl + 1     \* Stands for +infinity in a renew cap: no renew to allow for.
+SetMin(S) == IF S = {} THEN NoPending ELSE CHOOSE x \in S : \A y \in S : x <= y
+                            \* The smallest TTL in S, NoPending for none.
 
 (***************************************************************************)
 (* ClockFloor issues token = max(counter + 1, serverTime).  We scale the   *)
@@ -103,18 +127,22 @@ NoPending == MaxTtl + 1     \* Stands for +infinity in minPendingTtl: no ambiguo
 TokensPerTick == MaxGrants + 1
 
 (* Tokens matter only to the fenced store, i.e. when clients may write     *)
-(* effects (Pause).  Otherwise handles keep token 0, which keeps the state *)
-(* space small; the server's counter is modelled in every configuration.   *)
-TrackTokens == "Pause" \in Faults
+(* effects (Pause), and to WAIT (ReplicaAck).  Otherwise the counter, the  *)
+(* tokens and the grant ids stay 0: nothing reads them, and under          *)
+(* ClockFloor their values (the grant's tick) would multiply the states.   *)
+TrackTokens == "Pause" \in Faults \/ Durability = "ReplicaAck"
+Tracked(x) == IF TrackTokens THEN x ELSE 0
 
 HandleStates == {"NONE", "ACTIVE", "UNKNOWN", "LOST", "RELEASED"}  \* "NONE": no handle yet
+Live == {"ACTIVE", "UNKNOWN"}                                        \* states that may still send
 Terminal == {"LOST", "RELEASED"}                                     \* states that never change again
 Kinds == {"acquire", "renew", "release"}                             \* the mutating scripts
 
-NoReply == [status |-> 0, pttl |-> 0, token |-> 0, grant |-> 0, same |-> FALSE]
+NoReply == [status |-> 0, pttl |-> 0, token |-> 0, grant |-> 0, same |-> FALSE, holder |-> None]
                             \* The reply field of a call whose reply has not come yet.
-NoCall == [kind |-> "none", ttl |-> 0, start |-> 0, phase |-> "idle", reply |-> NoReply]
-                            \* An attempt with no outstanding call.
+NoCall == [kind |-> "none", ttl |-> 0, start |-> 0, phase |-> "idle", reply |-> NoReply,
+           cap |-> NoPending, rel |-> FALSE, stale |-> FALSE]
+                            \* A lane with no outstanding call.
 Empty == [holder |-> None, expiry |-> 0, fence |-> 0, grant |-> 0]
                             \* A server with neither the lease key nor the fencing counter.
 
@@ -124,15 +152,16 @@ VARIABLES
     lag,      \* How far the client's monotonic clock is behind the server clock (0..Drift, never decreasing).
     srv,      \* The server: [holder, expiry, fence, grant]; grant is a ghost (the grant id of the key).
     replica,  \* The last replicated copy of srv: what a Failover promotes.
-    call,     \* call[a]: the outstanding call of attempt a (NoCall if none).
+    call,     \* call[a][l]: the outstanding call of attempt a on lane l (NoCall if none).
     sent,     \* sent[a]: a tryAcquire of a was sent before, so the next send is a Replay.
-    hs,       \* hs[a]: the stored state of a's handle (RedisLeaseHandle.state field); "NONE" before one exists.
+    hs,       \* hs[a]: the stored state of a's handle (RedisLeaseHandle.Belief.state); "NONE" before one exists.
     dl,       \* dl[a]: the handle's local deadline on the client's monotonic clock.
     tok,      \* tok[a]: the handle's fencing token (RedisLeaseHandle.fencingToken).
     hgrant,   \* Ghost: hgrant[a] is the grant id behind a's handle.
-    minPend,  \* minPend[a]: minPendingTtl of attempt a (NoPending = +infinity).
-    relPend,  \* relPend[a]: releasePending of attempt a.
-    seen,     \* Ghost: seen[a] is the terminal state that was last reported to a's caller, or "NONE".
+    hfrom,    \* Ghost: hfrom[a] is the attempt whose value the script that made a's handle found or wrote.
+    minPend,  \* minPend[a]: the smallest TTL of a's ambiguous renews (AttemptLedger.ambiguousRenewCapMs; NoPending = none).
+    relPend,  \* relPend[a]: an ambiguous release of a may still delete its lease (AttemptLedger.releasePending).
+    seen,     \* Ghost: seen[a] is the terminal state that was last reported to the caller of a's handle, or "NONE".
     delayed,  \* The requests whose client gave up but that may still reach the server.
     storeHigh,\* The fenced effect store: the highest token it accepted (0 at first).
     storeLast,\* Ghost: the grant id behind the last write the store accepted.
@@ -140,21 +169,39 @@ VARIABLES
     grants,   \* Ghost: how many grants ACQUIRE made so far (= the id of the latest grant).
     calls     \* Ghost: how many calls the clients sent so far (bounded by StateConstraint).
 
-vars == <<now, lag, srv, replica, call, sent, hs, dl, tok, hgrant, minPend, relPend, seen,
+vars == <<now, lag, srv, replica, call, sent, hs, dl, tok, hgrant, hfrom, minPend, relPend, seen,
           delayed, storeHigh, storeLast, storeMax, grants, calls>>
-handleVars == <<hs, dl, tok, hgrant, minPend, relPend, seen>>   \* The client-side handle fields.
+handleVars == <<hs, dl, tok, hgrant, hfrom, minPend, relPend, seen>>   \* The client-side handle fields.
 storeVars == <<storeHigh, storeLast, storeMax>>                  \* The fenced effect store.
 
 cnow == now - lag      \* The client's monotonic clock (System.nanoTime in Java).
 
 (***************************************************************************)
+(* The handle's own request in flight.  A renew and a release of one      *)
+(* handle hold its lock, so at most one lane has one (a stale request of  *)
+(* a replaced handle does not hold the new handle's lock).                *)
+(***************************************************************************)
+OwnCall(a, l) == call[a][l].kind \in {"renew", "release"} /\ ~call[a][l].stale
+Locked(a) == \E l \in Lane : OwnCall(a, l)
+OwnLane(a) == CHOOSE l \in Lane : OwnCall(a, l)   \* Meaningful only when Locked(a).
+
+(***************************************************************************)
+(* The ledger's view of the requests of a in flight (AttemptLedger): every *)
+(* lane's, stale ones included, since a stale request still runs on the    *)
+(* server against this attempt's value.                                    *)
+(***************************************************************************)
+RenewTtlsInFlight(a, ls) == {call[a][l].ttl : l \in {m \in ls : call[a][m].kind = "renew"}}
+ReleaseInFlight(a, ls) == \E l \in ls : call[a][l].kind = "release"
+
+(***************************************************************************)
 (* The local deadline the handle relies on now.  A renew's effect may      *)
-(* begin as soon as it is sent (it may shorten the lease), so while a      *)
-(* renew(ttl) is in flight the deadline is min(dl, start + ttl - drift).   *)
+(* begin as soon as it is sent (it may shorten the lease), so while the    *)
+(* handle's renew(ttl) is in flight the deadline is                        *)
+(* min(dl, start + ttl - drift) (RedisLeaseHandle.Belief.validUntil).      *)
 (* TrustAmbiguousRenew trusts the old deadline instead.                    *)
 (***************************************************************************)
-Deadline(a) == IF call[a].kind = "renew" /\ "TrustAmbiguousRenew" \notin Defects
-               THEN Min(dl[a], call[a].start + call[a].ttl - Drift)
+Deadline(a) == IF Locked(a) /\ call[a][OwnLane(a)].kind = "renew" /\ "TrustAmbiguousRenew" \notin Defects
+               THEN Min(dl[a], call[a][OwnLane(a)].start + call[a][OwnLane(a)].ttl - Drift)
                ELSE dl[a]
 
 (***************************************************************************)
@@ -162,8 +209,8 @@ Deadline(a) == IF call[a].kind = "renew" /\ "TrustAmbiguousRenew" \notin Defects
 (* whose local deadline has passed reads as LOST; an ACTIVE handle whose   *)
 (* release is in flight reads as UNKNOWN (the key may be gone already).    *)
 (***************************************************************************)
-Observed(a) == IF hs[a] \in {"ACTIVE", "UNKNOWN"} /\ cnow >= Deadline(a) THEN "LOST"
-               ELSE IF hs[a] = "ACTIVE" /\ call[a].kind = "release" THEN "UNKNOWN"
+Observed(a) == IF hs[a] \in Live /\ cnow >= Deadline(a) THEN "LOST"
+               ELSE IF hs[a] = "ACTIVE" /\ Locked(a) /\ call[a][OwnLane(a)].kind = "release" THEN "UNKNOWN"
                ELSE hs[a]
 
 (***************************************************************************)
@@ -175,36 +222,51 @@ Expired(s, t) == IF s.holder # None /\ t > s.expiry THEN [Empty EXCEPT !.fence =
 
 Request == [a : Attempt, kind : Kinds, ttl : Nat]   \* A request in flight: no reply is awaited.
 
-Reply == [status : Int, pttl : Int, token : Nat, grant : Nat, same : BOOLEAN]
+(* Call c once its reply can no longer arrive (lost) or is a refusal, or   *)
+(* once its handle was replaced (stale): its reply contents and its        *)
+(* window are never read again, so they are reset, which keeps the state  *)
+(* space small and changes no behaviour.  The kind, TTL and start stay:    *)
+(* Timeout and the handle's in-flight deadline still read them.            *)
+Forgotten(c, ph) == [c EXCEPT !.phase = ph, !.cap = NoPending, !.rel = FALSE,
+                              !.reply = IF ph = "replied" THEN c.reply ELSE NoReply]
+
+Reply == [status : Int, pttl : Int, token : Nat, grant : Nat, same : BOOLEAN, holder : Attempt \cup {None}]
+        \* holder is a ghost: the attempt whose value the script found or wrote.
 Call == [kind : Kinds \cup {"none"}, ttl : Nat, start : Nat,
-         phase : {"idle", "sent", "replied", "refused", "lost"}, reply : Reply]
+         phase : {"idle", "sent", "replied", "refused", "lost"}, reply : Reply,
+         cap : 1..NoPending, rel : BOOLEAN, stale : BOOLEAN]
         \* phase: sent (in flight), replied (applied, reply on its way), refused (not applied,
         \* the refusal on its way), lost (applied, the reply will never arrive).
+        \* cap, rel: the flight window (AttemptLedger.Flight): the smallest TTL of the attempt's
+        \* other renews in flight at any time since the send, and whether a release of it was.
+        \* stale: the request of a handle that a newer handle of the attempt replaced.
 
 TypeOK ==
     /\ now \in Nat /\ lag \in 0..Drift
     /\ srv \in [holder : Attempt \cup {None}, expiry : Nat, fence : Nat, grant : Nat]
     /\ replica \in [holder : Attempt \cup {None}, expiry : Nat, fence : Nat, grant : Nat]
-    /\ call \in [Attempt -> Call]
+    /\ call \in [Attempt -> [Lane -> Call]]
     /\ sent \in [Attempt -> BOOLEAN]
     /\ hs \in [Attempt -> HandleStates]
     /\ dl \in [Attempt -> Int]
     /\ tok \in [Attempt -> Nat] /\ hgrant \in [Attempt -> Nat]
+    /\ hfrom \in [Attempt -> Attempt \cup {None}]
     /\ minPend \in [Attempt -> 1..NoPending]
     /\ relPend \in [Attempt -> BOOLEAN]
     /\ seen \in [Attempt -> {"NONE"} \cup Terminal]
     /\ delayed \subseteq Request
     /\ storeHigh \in Nat /\ storeLast \in Nat /\ storeMax \in Nat
-    /\ grants \in Nat
+    /\ grants \in Nat /\ calls \in Nat
 
 Init ==
     /\ now = 0 /\ lag = 0
     /\ srv = Empty /\ replica = Empty
-    /\ call = [a \in Attempt |-> NoCall]
+    /\ call = [a \in Attempt |-> [l \in Lane |-> NoCall]]
     /\ sent = [a \in Attempt |-> FALSE]
     /\ hs = [a \in Attempt |-> "NONE"]
     /\ dl = [a \in Attempt |-> 0]
     /\ tok = [a \in Attempt |-> 0] /\ hgrant = [a \in Attempt |-> 0]
+    /\ hfrom = [a \in Attempt |-> None]
     /\ minPend = [a \in Attempt |-> NoPending]
     /\ relPend = [a \in Attempt |-> FALSE]
     /\ seen = [a \in Attempt |-> "NONE"]
@@ -237,15 +299,16 @@ NextToken(s) == IF Durability = "ClockFloor"
 (* other value -> status 0 with PTTL and whether the owner token is shared.*)
 AcquireScript(s, a, t) ==
     IF s.holder = None
-    THEN LET tk == NextToken(s) IN
-         << [holder |-> a, expiry |-> now + t, fence |-> tk, grant |-> grants + 1],
-            [status |-> 1, pttl |-> t, token |-> tk, grant |-> grants + 1, same |-> TRUE] >>
+    THEN LET tk == Tracked(NextToken(s))
+             g == Tracked(grants + 1) IN
+         << [holder |-> a, expiry |-> now + t, fence |-> tk, grant |-> g],
+            [status |-> 1, pttl |-> t, token |-> tk, grant |-> g, same |-> TRUE, holder |-> a] >>
     ELSE IF SameValue(s.holder, a)
     THEN << IF "ReplayExtends" \in Defects THEN [s EXCEPT !.expiry = now + t] ELSE s,
             [status |-> 2, pttl |-> s.expiry - now, token |-> s.fence, grant |-> s.grant,
-             same |-> TRUE] >>
+             same |-> TRUE, holder |-> s.holder] >>
     ELSE << s, [status |-> 0, pttl |-> 0, token |-> 0, grant |-> 0,
-                same |-> OwnerOf[s.holder] = OwnerOf[a]] >>
+                same |-> OwnerOf[s.holder] = OwnerOf[a], holder |-> None] >>
     \* (Status 0 also carries PTTL as retryAfter; the wait loop's sleeping is
     \* not modelled, so the reply keeps 0 there.)
 
@@ -278,39 +341,52 @@ Script(s, a, k, t) == CASE k = "acquire" -> AcquireScript(s, a, t)
 GrantsAfter(k, r) == IF k = "acquire" /\ r.status = 1 THEN grants + 1 ELSE grants
 
 -----------------------------------------------------------------------------
-(* Once a handle is LOST or RELEASED nothing reads its deadline or the     *)
-(* attempt's pending bookkeeping again (no further handle of the attempt   *)
-(* is modelled): we reset them, which keeps the state space small and      *)
-(* changes no behaviour.  Its token tk (grant g) is still read by a paused *)
-(* client's Effect, so it is kept, also for a handle that is LOST as soon  *)
-(* as it is made (a replay with no time left).                             *)
-Retire(a, st, tk, g) ==
-    /\ dl' = [dl EXCEPT ![a] = 0]
-    /\ minPend' = [minPend EXCEPT ![a] = NoPending]
-    /\ relPend' = [relPend EXCEPT ![a] = FALSE]
-    /\ seen' = [seen EXCEPT ![a] = st]
-    /\ tok' = [tok EXCEPT ![a] = IF TrackTokens THEN tk ELSE 0]
-    /\ hgrant' = [hgrant EXCEPT ![a] = IF TrackTokens THEN g ELSE 0]
-
-(* Sets handle a to state st with deadline d, token tk and grant g.        *)
-SetHandle(a, st, d, tk, g) ==
+(* Sets handle a to state st with deadline d, token tk and grant g; sn is  *)
+(* what its caller was last told (seen) while it is live, fr the attempt   *)
+(* whose value its acquire reply found.  A LOST or       *)
+(* RELEASED handle's deadline is never read again, so it is reset (fewer   *)
+(* states, no behaviour changes); its token is still read by a paused      *)
+(* client's Effect, so it is kept.  The attempt's ledger (minPend,         *)
+(* relPend) outlives its handles: a replay after RELEASED or LOST opens a  *)
+(* new handle that a delayed request of the old one may still shorten or  *)
+(* delete.                                                                 *)
+Handle(a, st, d, tk, g, sn, fr) ==
     /\ hs' = [hs EXCEPT ![a] = st]
-    /\ IF st \in Terminal
-       THEN Retire(a, st, tk, g)
-       ELSE /\ dl' = [dl EXCEPT ![a] = d]
-            /\ tok' = [tok EXCEPT ![a] = IF TrackTokens THEN tk ELSE 0]
-            /\ hgrant' = [hgrant EXCEPT ![a] = IF TrackTokens THEN g ELSE 0]
-            /\ UNCHANGED <<minPend, relPend, seen>>
+    /\ hfrom' = [hfrom EXCEPT ![a] = fr]
+    /\ dl' = [dl EXCEPT ![a] = IF st \in Terminal THEN 0 ELSE d]
+    /\ tok' = [tok EXCEPT ![a] = tk]
+    /\ hgrant' = [hgrant EXCEPT ![a] = g]
+    /\ seen' = [seen EXCEPT ![a] = IF st \in Terminal THEN st ELSE sn]
+    /\ UNCHANGED <<minPend, relPend>>
+
+SetHandle(a, st, d, tk, g) == Handle(a, st, d, tk, g, seen[a], hfrom[a])   \* the same handle
+NewHandle(a, st, d, tk, g, fr) == Handle(a, st, d, tk, g, "NONE", fr)      \* a handle replacing a's old one
 
 (***************************************************************************)
-(* We now define the client's calls.  A call starts with a send, measured  *)
-(* from start = the client's clock before the send.                        *)
+(* We now define the client's calls.  A call starts with a send on a lane, *)
+(* measured from start = the client's clock before the send.  The send    *)
+(* opens the call's flight window (AttemptLedger.beginAcquire/beginRenew)  *)
+(* with the renews and releases of the attempt in flight now, and widens  *)
+(* the window of every other call of the attempt in flight.               *)
 (***************************************************************************)
+(* A release reads neither its start nor its window: they stay at NoCall's *)
+(* values, which keeps the state space small.                              *)
+Opened(a, l, k, t) ==
+    IF k = "release"
+    THEN [NoCall EXCEPT !.kind = k, !.phase = "sent"]
+    ELSE [kind |-> k, ttl |-> t, start |-> cnow, phase |-> "sent", reply |-> NoReply,
+          cap |-> SetMin(RenewTtlsInFlight(a, Lane \ {l})), rel |-> ReleaseInFlight(a, Lane \ {l}),
+          stale |-> FALSE]
 
-(* The send of a call of kind k with TTL t by attempt a.                   *)
-Send(a, k, t) == /\ call' = [call EXCEPT ![a] = [kind |-> k, ttl |-> t, start |-> cnow,
-                                                phase |-> "sent", reply |-> NoReply]]
-                 /\ calls' = calls + 1
+Widened(c, k, t) == CASE c.kind \in {"none", "release"} -> c
+                      [] k = "renew"                    -> [c EXCEPT !.cap = Min(c.cap, t)]
+                      [] k = "release"                  -> [c EXCEPT !.rel = TRUE]
+                      [] OTHER                          -> c
+
+Send(a, l, k, t) ==
+    /\ call' = [call EXCEPT ![a] = [m \in Lane |-> IF m = l THEN Opened(a, l, k, t)
+                                                   ELSE Widened(call[a][m], k, t)]]
+    /\ calls' = calls + 1
 
 (* A TTL the client accepts: TTL <= drift is rejected before any I/O (a    *)
 (* stuttering step).  The seed (TtlCheckAfterSend) sent it and threw only  *)
@@ -324,43 +400,47 @@ NewAttempt(a) == ~sent[a] /\ UNCHANGED vars
 
 (* RedisLeaseAdapter.tryAcquire, first send of attempt a with TTL t.       *)
 (* A TTL <= drift is rejected before any I/O (a stuttering step).          *)
-TryAcquire(a, t) ==
-    /\ ~sent[a] /\ call[a] = NoCall
+TryAcquire(a, l, t) ==
+    /\ ~sent[a] /\ call[a][l] = NoCall
     /\ TtlOk(t)
     /\ sent' = [sent EXCEPT ![a] = TRUE]
-    /\ Send(a, "acquire", t)
+    /\ Send(a, l, "acquire", t)
     /\ UNCHANGED <<now, lag, srv, replica, handleVars, delayed, storeVars, grants>>
 
-(* RedisLeaseAdapter.tryAcquire again with the same LeaseAttempt: after    *)
-(* Indeterminate, or the wait loop's retry after Contended.                *)
-Replay(a, t) ==
-    /\ sent[a] /\ hs[a] = "NONE" /\ call[a] = NoCall
+(* RedisLeaseAdapter.tryAcquire again with the same LeaseAttempt, whatever *)
+(* its handle's state: after Indeterminate, the wait loop's retry after    *)
+(* Contended, a retry while the watchdog renews, or a re-acquire after     *)
+(* the handle was RELEASED or LOST.  Not serialized with anything.         *)
+Replay(a, l, t) ==
+    /\ sent[a] /\ call[a][l] = NoCall
     /\ TtlOk(t)
-    /\ Send(a, "acquire", t)
+    /\ Send(a, l, "acquire", t)
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants>>
 
 (* Whether a's handle may send a renew: not LOST/RELEASED (also not by     *)
-(* local expiry) and no release of the attempt pending.  The seed had no   *)
-(* precondition at all.                                                    *)
+(* local expiry) and no release of the attempt pending or in flight.  The  *)
+(* seed had no precondition at all.                                        *)
 CanRenew(a) ==
     IF "RenewAfterLost" \in Defects THEN hs[a] # "NONE"
-    ELSE /\ hs[a] \in {"ACTIVE", "UNKNOWN"} /\ Observed(a) # "LOST"
-         /\ ~relPend[a] \/ "NoPendingBookkeeping" \in Defects
+    ELSE /\ hs[a] \in Live /\ Observed(a) # "LOST"
+         /\ \/ "NoPendingBookkeeping" \in Defects
+            \/ ~relPend[a] /\ ~ReleaseInFlight(a, Lane)
 
-(* RedisLeaseHandle.renew(ttl): sends renew.lua.  On a LOST/RELEASED       *)
-(* handle it returns NotActive and sends nothing (a stuttering step).      *)
-Renew(a, t) ==
-    /\ call[a] = NoCall /\ CanRenew(a)
+(* RedisLeaseHandle.renew(ttl): sends renew.lua once it holds the handle's *)
+(* lock.  On a LOST/RELEASED handle it returns NotActive and sends nothing *)
+(* (a stuttering step).                                                    *)
+Renew(a, l, t) ==
+    /\ call[a][l] = NoCall /\ ~Locked(a) /\ CanRenew(a)
     /\ TtlOk(t)
-    /\ Send(a, "renew", t)
+    /\ Send(a, l, "renew", t)
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants>>
 
-(* RedisLeaseHandle.release(): sends release.lua.  On a LOST/RELEASED      *)
-(* handle it returns NotActive and sends nothing (a stuttering step).      *)
-Release(a) ==
-    /\ call[a] = NoCall
-    /\ hs[a] \in {"ACTIVE", "UNKNOWN"} /\ Observed(a) # "LOST"
-    /\ Send(a, "release", 0)
+(* RedisLeaseHandle.release(): sends release.lua once it holds the lock.   *)
+(* On a LOST/RELEASED handle it returns NotActive and sends nothing.       *)
+Release(a, l) ==
+    /\ call[a][l] = NoCall /\ ~Locked(a)
+    /\ hs[a] \in Live /\ Observed(a) # "LOST"
+    /\ Send(a, l, "release", 0)
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants>>
 
 (* RedisLeaseAdapter.inspect: inspect.lua is read-only and the outcome     *)
@@ -371,11 +451,11 @@ Inspect(a) == UNCHANGED vars
 (* RedisLeaseHandle.state(): on local expiry, store LOST (it is terminal). *)
 (* The seed (LocalExpiryNotStored) returned LOST without storing it.       *)
 State(a) ==
-    /\ hs[a] \in {"ACTIVE", "UNKNOWN"} /\ cnow >= Deadline(a)
+    /\ hs[a] \in Live /\ cnow >= Deadline(a)
     /\ IF "LocalExpiryNotStored" \in Defects
        THEN /\ seen[a] # "LOST"
             /\ seen' = [seen EXCEPT ![a] = "LOST"]
-            /\ UNCHANGED <<hs, dl, tok, hgrant, minPend, relPend>>
+            /\ UNCHANGED <<hs, dl, tok, hgrant, hfrom, minPend, relPend>>
        ELSE SetHandle(a, "LOST", 0, tok[a], hgrant[a])
     /\ UNCHANGED <<now, lag, srv, replica, call, sent, delayed, storeVars, grants, calls>>
 
@@ -384,14 +464,15 @@ State(a) ==
 (* We now define the server's side of a call and the faults.               *)
 (***************************************************************************)
 
-(* The server runs the script of a's outstanding request (Lua via EVALSHA):*)
-(* acquire.lua, renew.lua or release.lua; the reply is on its way.         *)
-Apply(a) ==
-    /\ call[a].phase = "sent"
-    /\ LET c == call[a]
+(* The server runs the script of the request on a's lane l (Lua via        *)
+(* EVALSHA): acquire.lua, renew.lua or release.lua; the reply is on its    *)
+(* way.                                                                    *)
+Apply(a, l) ==
+    /\ call[a][l].phase = "sent"
+    /\ LET c == call[a][l]
            r == Script(srv, a, c.kind, c.ttl) IN
        /\ srv' = r[1]
-       /\ call' = [call EXCEPT ![a] = [c EXCEPT !.phase = "replied", !.reply = r[2]]]
+       /\ call' = [call EXCEPT ![a][l] = [c EXCEPT !.phase = "replied", !.reply = r[2]]]
        /\ grants' = GrantsAfter(c.kind, r[2])
     /\ UNCHANGED <<now, lag, replica, sent, handleVars, delayed, storeVars, calls>>
 
@@ -404,29 +485,30 @@ ApplyLate(m) ==
     /\ delayed' = delayed \ {m}
     /\ UNCHANGED <<now, lag, replica, call, sent, handleVars, storeVars, calls>>
 
-(* The server refuses a's request before running it (BUSY, OOM, LOADING,   *)
-(* MASTERDOWN, TRYAGAIN): it is definitely not applied.                    *)
-Refuse(a) ==
+(* The server refuses the request on a's lane l before running it (BUSY,   *)
+(* OOM, LOADING, MASTERDOWN, TRYAGAIN): it is definitely not applied.      *)
+Refuse(a, l) ==
     /\ "Refuse" \in Faults
-    /\ call[a].phase = "sent"
-    /\ call' = [call EXCEPT ![a].phase = "refused"]
+    /\ call[a][l].phase = "sent"
+    /\ call' = [call EXCEPT ![a][l] = Forgotten(call[a][l], "refused")]
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants, calls>>
 
-(* The reply to a's request is lost after the script ran.                  *)
-LoseReply(a) ==
+(* The reply to the request on a's lane l is lost after the script ran.    *)
+LoseReply(a, l) ==
     /\ "LoseReply" \in Faults
-    /\ call[a].phase = "replied"
-    /\ call' = [call EXCEPT ![a].phase = "lost"]
+    /\ call[a][l].phase = "replied"
+    /\ call' = [call EXCEPT ![a][l] = Forgotten(call[a][l], "lost")]
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants, calls>>
 
 (* The client gives up on its call (command timeout, connection lost after *)
 (* the write): the outcome is Indeterminate.  If the request had not run   *)
 (* yet, it may still run later (Delay).  An ambiguous renew makes the      *)
 (* handle UNKNOWN with deadline min(old, start + ttl - drift) and records  *)
-(* minPendingTtl; an ambiguous release makes it UNKNOWN with               *)
-(* releasePending.  LOST and RELEASED stay.                                *)
-Timeout(a) ==
-    LET c == call[a]
+(* its TTL in the ledger; an ambiguous release makes the handle UNKNOWN    *)
+(* and the ledger's release pending.  LOST and RELEASED stay; a stale      *)
+(* request changes only the ledger.                                        *)
+Timeout(a, l) ==
+    LET c == call[a][l]
         h == IF hs[a] \in Terminal THEN hs[a] ELSE "UNKNOWN"
         keep == "NoPendingBookkeeping" \in Defects IN
     /\ \/ c.phase = "lost"
@@ -434,64 +516,92 @@ Timeout(a) ==
     /\ delayed' = IF c.phase = "sent"
                   THEN delayed \cup {[a |-> a, kind |-> c.kind, ttl |-> c.ttl]}
                   ELSE delayed
-    /\ call' = [call EXCEPT ![a] = NoCall]
+    /\ call' = [call EXCEPT ![a][l] = NoCall]
     /\ CASE c.kind = "acquire" ->
               UNCHANGED handleVars
          [] c.kind = "renew" /\ "TrustAmbiguousRenew" \in Defects ->
               UNCHANGED handleVars
          [] c.kind = "renew" ->
-              /\ hs' = [hs EXCEPT ![a] = h]
-              /\ dl' = [dl EXCEPT ![a] = IF h \in Terminal THEN dl[a]
-                                         ELSE Min(dl[a], c.start + c.ttl - Drift)]
-              /\ minPend' = [minPend EXCEPT ![a] = IF keep THEN minPend[a]
-                                                   ELSE Min(minPend[a], c.ttl)]
-              /\ UNCHANGED <<tok, hgrant, relPend, seen>>
+              /\ hs' = IF c.stale THEN hs ELSE [hs EXCEPT ![a] = h]
+              /\ dl' = IF c.stale \/ h \in Terminal THEN dl
+                       ELSE [dl EXCEPT ![a] = Min(dl[a], c.start + c.ttl - Drift)]
+              /\ minPend' = IF keep THEN minPend ELSE [minPend EXCEPT ![a] = Min(minPend[a], c.ttl)]
+              /\ UNCHANGED <<tok, hgrant, hfrom, relPend, seen>>
          [] c.kind = "release" ->
-              /\ hs' = [hs EXCEPT ![a] = h]
-              /\ relPend' = [relPend EXCEPT ![a] = ~keep]
-              /\ UNCHANGED <<dl, tok, hgrant, minPend, seen>>
+              /\ hs' = IF c.stale THEN hs ELSE [hs EXCEPT ![a] = h]
+              /\ relPend' = IF keep THEN relPend ELSE [relPend EXCEPT ![a] = TRUE]
+              /\ UNCHANGED <<dl, tok, hgrant, hfrom, minPend, seen>>
     /\ UNCHANGED <<now, lag, srv, replica, sent, storeVars, grants, calls>>
 
 (***************************************************************************)
-(* Deliver(a): the reply (or refusal) reaches the client and the call      *)
+(* Deliver(a, l): the reply (or refusal) reaches the client and the call   *)
 (* returns its outcome.  This is where the client side of                  *)
 (* RedisLeaseAdapter.tryAcquire, RedisLeaseHandle.renew and                *)
-(* RedisLeaseHandle.release is modelled.                                   *)
+(* RedisLeaseHandle.release is modelled.  Every reply first applies local  *)
+(* expiry: a handle whose deadline passed while the call was in flight is  *)
+(* LOST, whatever the reply says.                                          *)
 (***************************************************************************)
 
-(* The handle state for a new local deadline d: ACTIVE only if it is still *)
-(* in the future, UNKNOWN while a release of the attempt is pending.       *)
-Fresh(a, d) == IF d <= cnow THEN "LOST"
-               ELSE IF relPend[a] /\ "NoPendingBookkeeping" \notin Defects THEN "UNKNOWN"
-               ELSE "ACTIVE"
+(* The cap that the attempt's ledger puts on a success's budget: the       *)
+(* smallest TTL of its ambiguous renews and of its other renews in flight  *)
+(* at any time during this call's flight (the flight window), since any of *)
+(* them may run after this call's script and shorten the lease.            *)
+(* RenewCapAtReply reads only the renews still in flight at the reply.     *)
+LedgerCap(a, l) ==
+    CASE "NoPendingBookkeeping" \in Defects -> NoPending
+      [] "RenewCapAtReply" \in Defects      -> Min(minPend[a], SetMin(RenewTtlsInFlight(a, Lane \ {l})))
+      [] OTHER                              -> Min(minPend[a], call[a][l].cap)
 
-(* min(ttl, minPendingTtl), or just ttl without the pending bookkeeping.   *)
-Cap(a, t) == IF "NoPendingBookkeeping" \in Defects THEN t ELSE Min(t, minPend[a])
+(* Whether a release of the attempt may have deleted the lease after this  *)
+(* call's script ran: one is pending (ambiguous), or one was in flight at  *)
+(* any time during this call's flight.  ReleaseCheckAtReply: only one in   *)
+(* flight at the reply.                                                    *)
+ReleaseMayDelete(a, l) ==
+    CASE "NoPendingBookkeeping" \in Defects -> FALSE
+      [] "ReleaseCheckAtReply" \in Defects  -> relPend[a] \/ ReleaseInFlight(a, Lane \ {l})
+      [] OTHER                              -> relPend[a] \/ call[a][l].rel
+
+(* The handle state for a new local deadline d: ACTIVE only if it is still *)
+(* in the future and no release may have deleted the lease.               *)
+Fresh(a, l, d) == IF d <= cnow THEN "LOST"
+                  ELSE IF ReleaseMayDelete(a, l) THEN "UNKNOWN"
+                  ELSE "ACTIVE"
 
 (* What the server's reply says is left of the lease: a replay (status 2) *)
 (* gets min(request TTL, reply PTTL), a grant or a renew the request TTL.  *)
-Granted(a) == IF call[a].kind = "acquire" /\ call[a].reply.status = 2
-              THEN Min(call[a].ttl, call[a].reply.pttl) ELSE call[a].ttl
+Granted(a, l) == IF call[a][l].kind = "acquire" /\ call[a][l].reply.status = 2
+                 THEN Min(call[a][l].ttl, call[a][l].reply.pttl) ELSE call[a][l].ttl
 
-(* The local deadline that a reply to a's call gives: measured from start, *)
-(* the client's clock before the send, the granted time (ReplayFullTtl:    *)
-(* the request TTL) capped by minPendingTtl, less the drift budget.        *)
-NewDeadline(a) ==
-    LET budget == IF "ReplayFullTtl" \in Defects THEN call[a].ttl ELSE Granted(a) IN
-    call[a].start + Cap(a, budget) - Drift
+(* The local deadline that the reply on a's lane l gives: measured from    *)
+(* start, the client's clock before the send, the granted time (seed       *)
+(* ReplayFullTtl: the request TTL) capped by the ledger, less the drift.   *)
+NewDeadline(a, l) ==
+    LET budget == IF "ReplayFullTtl" \in Defects THEN call[a][l].ttl ELSE Granted(a, l) IN
+    call[a][l].start + Min(budget, LedgerCap(a, l)) - Drift
 
-(* What RedisLeaseHandle.observedServerExpiry reports once a's reply is    *)
+(* What RedisLeaseHandle.observedServerExpiry reports once the reply is    *)
 (* delivered: the server's expiry as the reply shows it, on the client's   *)
 (* clock (the model's wall clock), measured from before the send, with     *)
-(* neither the drift budget nor minPendingTtl taken off (seed #6 reported  *)
-(* the local budget instead).  No action reads it; trace validation        *)
-(* compares the Java value with it.                                        *)
-ObservedExpiry(a) == call[a].start + Granted(a)
+(* neither the drift budget nor the ledger's cap taken off (seed #6        *)
+(* reported the local budget instead).  No action reads it; trace          *)
+(* validation compares the Java value with it.                             *)
+ObservedExpiry(a, l) == call[a][l].start + Granted(a, l)
 
-(* The outcome a's call returns when its reply (or refusal) is delivered   *)
-(* now: the names of the Java outcome records.                             *)
-ResultOf(a) ==
-    LET c == call[a]
+(* Whether an acquire reply refreshes a's live handle                      *)
+(* (RedisLeaseHandle.absorbReplay) instead of opening a new one: a replay  *)
+(* (status 2) with the handle's own token into a handle that local expiry  *)
+(* has not ended.  Without tracked tokens every such replay is absorbed;   *)
+(* the budget is the same either way, only the handle a stale request      *)
+(* belongs to differs.                                                     *)
+Absorbs(a, l) ==
+    /\ call[a][l].reply.status = 2
+    /\ hs[a] \in Live /\ Observed(a) # "LOST"
+    /\ ~TrackTokens \/ call[a][l].reply.token = tok[a]
+
+(* The outcome the call on a's lane l returns when its reply (or refusal)  *)
+(* is delivered now: the names of the Java outcome records.                *)
+ResultOf(a, l) ==
+    LET c == call[a][l]
         r == c.reply IN
     CASE c.phase = "refused" -> "Overloaded"
       [] c.ttl <= Drift /\ c.kind # "release" -> "Rejected"   \* TtlCheckAfterSend only
@@ -501,72 +611,95 @@ ResultOf(a) ==
               [] r.same       -> "OwnerOperationConflict"
               [] OTHER        -> "Contended"
       [] c.kind = "renew" ->
-            CASE r.status = 1 /\ "RenewAfterLost" \in Defects -> "Renewed"
-              [] r.status = 1 /\ hs[a] \notin Terminal
-                              /\ Fresh(a, NewDeadline(a)) = "ACTIVE" -> "Renewed"
+            CASE c.stale -> "Lost"   \* its handle was superseded: LOST
+              [] r.status = 1 /\ "RenewAfterLost" \in Defects -> "Renewed"
+              [] r.status = 1 /\ hs[a] \in Live
+                              /\ (Observed(a) # "LOST" \/ "LocalExpiryNotStored" \in Defects) ->
+                    CASE Fresh(a, l, NewDeadline(a, l)) = "ACTIVE"  -> "Renewed"
+                      [] Fresh(a, l, NewDeadline(a, l)) = "UNKNOWN" -> "Indeterminate"
+                      [] OTHER                                      -> "Lost"
               [] OTHER -> "Lost"
       [] c.kind = "release" ->
             CASE r.status = 1 -> "Released"
               [] r.status = 0 -> "AlreadyAbsent"
               [] OTHER        -> "NotOwner"
 
-
-(* Status 1 or 2 makes the handle (ACTIVE, or LOST if the budget is spent, *)
-(* or UNKNOWN while a release is pending); status 0 makes none.            *)
-DeliverAcquire(a) ==
-    LET r == call[a].reply
-        d == NewDeadline(a) IN
-    IF r.status \in {1, 2}
-    THEN SetHandle(a, Fresh(a, d), d, r.token, r.grant)
-    ELSE UNCHANGED handleVars
+(* Status 1 or 2 refreshes the live handle or opens a new one (ACTIVE, or  *)
+(* LOST if the budget is spent, or UNKNOWN if a release may have deleted   *)
+(* the lease); a new one supersedes the old, whose own request still in    *)
+(* flight goes stale.  Status 0 makes none.                                *)
+DeliverAcquire(a, l) ==
+    LET r == call[a][l].reply
+        d == NewDeadline(a, l) IN
+    CASE r.status \notin {1, 2} ->
+            /\ call' = [call EXCEPT ![a][l] = NoCall]
+            /\ UNCHANGED handleVars
+      [] Absorbs(a, l) ->
+            /\ call' = [call EXCEPT ![a][l] = NoCall]
+            /\ Handle(a, Fresh(a, l, d), d, r.token, r.grant, seen[a], r.holder)
+      [] OTHER ->
+            /\ call' = [call EXCEPT ![a] = [m \in Lane |->
+                          IF m = l THEN NoCall
+                          ELSE IF OwnCall(a, m) THEN [Forgotten(call[a][m], call[a][m].phase) EXCEPT !.stale = TRUE]
+                          ELSE call[a][m]]]
+            /\ NewHandle(a, Fresh(a, l, d), d, r.token, r.grant, r.holder)
 
 (* Status 1 makes the handle ACTIVE again with the new budget, unless it   *)
-(* went LOST meanwhile (it stays LOST); 0 or -1 makes it LOST.  The seed   *)
-(* (RenewAfterLost) replaced the budget and kept the state field.          *)
-DeliverRenew(a) ==
-    LET c == call[a]
-        d == NewDeadline(a) IN
-    CASE c.reply.status = 1 /\ "RenewAfterLost" \in Defects ->
-            /\ dl' = [dl EXCEPT ![a] = d]
-            /\ UNCHANGED <<hs, tok, hgrant, minPend, relPend, seen>>
-      [] c.reply.status = 1 /\ hs[a] \in Terminal ->
-            UNCHANGED handleVars
-      [] c.reply.status = 1 ->
-            SetHandle(a, Fresh(a, d), d, tok[a], hgrant[a])
-      [] hs[a] \in Terminal ->
-            UNCHANGED handleVars
-      [] OTHER ->
-            SetHandle(a, "LOST", 0, tok[a], hgrant[a])
+(* went LOST meanwhile, also by local expiry before the reply (it stays    *)
+(* LOST); 0 or -1 makes it LOST.  The seed (RenewAfterLost) replaced the   *)
+(* budget and kept the state field; with LocalExpiryNotStored nothing      *)
+(* stored the local expiry.                                                *)
+DeliverRenew(a, l) ==
+    LET c == call[a][l]
+        d == NewDeadline(a, l) IN
+    /\ call' = [call EXCEPT ![a][l] = NoCall]
+    /\ CASE c.stale ->
+              UNCHANGED handleVars
+         [] c.reply.status = 1 /\ "RenewAfterLost" \in Defects ->
+              /\ dl' = [dl EXCEPT ![a] = d]
+              /\ UNCHANGED <<hs, tok, hgrant, hfrom, minPend, relPend, seen>>
+         [] hs[a] \in Terminal ->
+              UNCHANGED handleVars
+         [] Observed(a) = "LOST" /\ "LocalExpiryNotStored" \notin Defects ->
+              SetHandle(a, "LOST", 0, tok[a], hgrant[a])
+         [] c.reply.status = 1 ->
+              SetHandle(a, Fresh(a, l, d), d, tok[a], hgrant[a])
+         [] OTHER ->
+              SetHandle(a, "LOST", 0, tok[a], hgrant[a])
 
 (* 1 (Released) and 0 (AlreadyAbsent) make the handle RELEASED, -1         *)
-(* (NotOwner) LOST; a handle that went LOST meanwhile stays LOST.          *)
-DeliverRelease(a) ==
-    LET r == call[a].reply
-        st == IF r.status \in {0, 1} THEN "RELEASED" ELSE "LOST" IN
-    IF hs[a] \in Terminal THEN UNCHANGED handleVars
-    ELSE SetHandle(a, st, 0, tok[a], hgrant[a])
+(* (NotOwner) LOST; a handle that went LOST meanwhile, also by local       *)
+(* expiry before the reply, stays LOST.                                    *)
+DeliverRelease(a, l) ==
+    LET c == call[a][l]
+        st == IF c.reply.status \in {0, 1} THEN "RELEASED" ELSE "LOST" IN
+    /\ call' = [call EXCEPT ![a][l] = NoCall]
+    /\ IF c.stale \/ hs[a] \in Terminal THEN UNCHANGED handleVars
+       ELSE IF Observed(a) = "LOST" /\ "LocalExpiryNotStored" \notin Defects
+       THEN SetHandle(a, "LOST", 0, tok[a], hgrant[a])
+       ELSE SetHandle(a, st, 0, tok[a], hgrant[a])
 
 (* With ReplicaAck, a token is reported only after WAIT saw the replica    *)
 (* take it: the reply of a grant (status 1) or a replay (status 2, whose   *)
 (* grant may have come from a delayed request) waits until the replica's  *)
 (* counter reached the token.                                              *)
-Acked(a) == \/ Durability # "ReplicaAck"
-            \/ call[a].kind # "acquire" \/ call[a].reply.status \notin {1, 2}
-            \/ replica.fence >= call[a].reply.token
+Acked(a, l) == \/ Durability # "ReplicaAck"
+               \/ call[a][l].kind # "acquire" \/ call[a][l].reply.status \notin {1, 2}
+               \/ replica.fence >= call[a][l].reply.token
 
 (* The reply reaches the client: RedisLeaseAdapter.tryAcquire,            *)
-(* RedisLeaseHandle.renew or RedisLeaseHandle.release returns ResultOf(a). *)
-(* A refusal (Overloaded) and the seed's late TTL exception (Rejected)     *)
-(* change no handle.                                                       *)
-Deliver(a) ==
-    /\ call[a].phase \in {"replied", "refused"}
-    /\ Acked(a)
-    /\ call' = [call EXCEPT ![a] = NoCall]
-    /\ IF ResultOf(a) \in {"Overloaded", "Rejected"}
-       THEN UNCHANGED handleVars
-       ELSE CASE call[a].kind = "acquire" -> DeliverAcquire(a)
-              [] call[a].kind = "renew"   -> DeliverRenew(a)
-              [] call[a].kind = "release" -> DeliverRelease(a)
+(* RedisLeaseHandle.renew or RedisLeaseHandle.release returns             *)
+(* ResultOf(a, l).  A refusal (Overloaded) and the seed's late TTL         *)
+(* exception (Rejected) change no handle.                                  *)
+Deliver(a, l) ==
+    /\ call[a][l].phase \in {"replied", "refused"}
+    /\ Acked(a, l)
+    /\ IF ResultOf(a, l) \in {"Overloaded", "Rejected"}
+       THEN /\ call' = [call EXCEPT ![a][l] = NoCall]
+            /\ UNCHANGED handleVars
+       ELSE CASE call[a][l].kind = "acquire" -> DeliverAcquire(a, l)
+              [] call[a][l].kind = "renew"   -> DeliverRenew(a, l)
+              [] call[a][l].kind = "release" -> DeliverRelease(a, l)
     /\ UNCHANGED <<now, lag, srv, replica, sent, delayed, storeVars, grants, calls>>
 
 (* Time passes by one tick on the server; the client's clock advances too, *)
@@ -606,8 +739,9 @@ Replicate ==
     /\ UNCHANGED <<now, lag, srv, call, sent, handleVars, delayed, storeVars, grants, calls>>
 
 (* Replies lost when the connections to the old server close.              *)
-DropReplies == [a \in Attempt |-> IF call[a].phase = "replied"
-                                  THEN [call[a] EXCEPT !.phase = "lost"] ELSE call[a]]
+DropReplies == [a \in Attempt |-> [l \in Lane |->
+                   IF call[a][l].phase = "replied" THEN Forgotten(call[a][l], "lost")
+                   ELSE call[a][l]]]
 
 (* A failover promotes the replica: the key and the counter go back to the *)
 (* last replicated state.  It takes at least one tick.                     *)
@@ -631,51 +765,69 @@ Restart ==
 
 -----------------------------------------------------------------------------
 Next ==
-    \/ \E a \in Attempt, t \in Ttl : TryAcquire(a, t) \/ Replay(a, t) \/ Renew(a, t)
-    \/ \E a \in Attempt : \/ Release(a) \/ State(a) \/ Apply(a) \/ Refuse(a)
-                          \/ LoseReply(a) \/ Timeout(a) \/ Deliver(a) \/ Effect(a)
+    \/ \E a \in Attempt, l \in Lane, t \in Ttl : TryAcquire(a, l, t) \/ Replay(a, l, t) \/ Renew(a, l, t)
+    \/ \E a \in Attempt, l \in Lane : \/ Release(a, l) \/ Apply(a, l) \/ Refuse(a, l)
+                                      \/ LoseReply(a, l) \/ Timeout(a, l) \/ Deliver(a, l)
+    \/ \E a \in Attempt : State(a) \/ Effect(a)
     \/ \E m \in delayed : ApplyLate(m)
     \/ \E d \in {0, 1} : Tick(d)
     \/ Replicate \/ Failover \/ Restart
 
 Spec == Init /\ [][Next]_vars
 
+(* The calls awaiting their reply, as <<attempt, lane>> pairs.             *)
+InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
+
 (* Keeps the state space finite and small: time and grants are bounded,    *)
-(* and so are the calls in flight at once and the delayed requests.  A     *)
-(* script runs atomically, so two clients' calls in flight at once add     *)
-(* only interleavings of their sends and replies; the races that matter    *)
-(* (a delayed request against a later call, expiry and local expiry       *)
-(* during a call) remain with one call in flight.                          *)
+(* and so are the calls in flight at once, the delayed requests and the    *)
+(* calls sent in all.  The calls in flight at once belong to one attempt:  *)
+(* attempts share no client state and a script runs atomically, so calls  *)
+(* of two attempts in flight at once add only interleavings of their      *)
+(* sends and replies, and the races between attempts (a delayed request    *)
+(* against a later call, expiry during a call) remain.  Two calls of one   *)
+(* attempt in flight are enough for every race of two threads on it (a     *)
+(* renew or release against a replay, a stale request against a new        *)
+(* handle's); a delayed request adds a third request that may still run.   *)
 StateConstraint ==
     /\ now <= MaxTime /\ grants <= MaxGrants
-    /\ Cardinality({a \in Attempt : call[a] # NoCall}) <= MaxInFlight
+    /\ Cardinality(InFlight) <= MaxInFlight
+    /\ \A p, q \in InFlight : p[1] = q[1]
     /\ Cardinality(delayed) <= MaxDelayed
     /\ calls <= MaxCalls
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
-(* The invariants of CONTRACT.md.  The state predicates are checked as    *)
-(* INVARIANTs; the three that speak about one step (an outcome and the     *)
-(* state right after it, a script run) are action properties [][...]_vars *)
-(* checked as PROPERTYs.                                                   *)
+(* The invariants of CONTRACT.md, one broken part per name so that TLC     *)
+(* names what broke.  The state predicates are checked as INVARIANTs; the  *)
+(* ones that speak about one step (an outcome and the state right after    *)
+(* it, a send, a script run) are action properties [][...]_vars checked    *)
+(* as PROPERTYs.                                                           *)
 (***************************************************************************)
 
-(* 1. Whenever state() says ACTIVE, the server holds this attempt's value  *)
-(* and will not expire it before the handle's local deadline.  The client  *)
-(* clock is the server clock minus lag, and lag may still grow up to       *)
-(* Drift, so the deadline on the client clock is reached at server time    *)
+(* 1. Whenever state() says ACTIVE, the server holds this attempt's value. *)
+ActiveHoldsKey == \A a \in Attempt : Observed(a) = "ACTIVE" => srv.holder = a
+
+(* 2. ... and will not expire it before the handle's local deadline.  The  *)
+(* client clock is the server clock minus lag, and lag may still grow up   *)
+(* to Drift, so the deadline on the client clock is reached at server time *)
 (* Deadline(a) + Drift at the latest: the key must live until then.        *)
 ValidityWithinServerLease ==
-    \A a \in Attempt : Observed(a) = "ACTIVE" =>
-        /\ srv.holder = a
-        /\ Deadline(a) + Drift <= srv.expiry
+    \A a \in Attempt : Observed(a) = "ACTIVE" /\ srv.holder = a => Deadline(a) + Drift <= srv.expiry
 
-(* 2. At most one handle of the resource says ACTIVE at any instant.       *)
+(* 3. A handle's grant was issued to its own attempt: another operation of *)
+(* the same owner never inherits the lease (nor a handle made from it).    *)
+NoInheritance == \A a \in Attempt : hs[a] # "NONE" => hfrom[a] = a
+
+(* 4. At most one handle of the resource says ACTIVE at any instant.       *)
 MutualExclusion ==
     \A a, b \in Attempt : Observed(a) = "ACTIVE" /\ Observed(b) = "ACTIVE" => a = b
 
-(* The step returns a's call with the reply (or refusal) it got.           *)
-Delivered(a) == call[a].phase \in {"replied", "refused"} /\ call'[a] = NoCall
+(* The step returns the call on a's lane l with the reply (or refusal) it  *)
+(* got.                                                                    *)
+Delivered(a, l) == call[a][l].phase \in {"replied", "refused"} /\ call'[a][l] = NoCall
+
+(* The outcomes that set a new local deadline.                             *)
+Successes == {"Acquired", "ReplayedSameOperation", "Renewed", "Indeterminate"}
 
 (* Outcome o agrees with state st that state() returns right after it.     *)
 (* (A handle that went LOST during a release call stays LOST.)             *)
@@ -684,46 +836,64 @@ Agrees(o, st) == CASE o = "Renewed"                       -> st = "ACTIVE"
                    [] o \in {"Released", "AlreadyAbsent"} -> st \in Terminal
                    [] OTHER                               -> TRUE
 
-(* Once a caller was told LOST or RELEASED, state() keeps saying so.       *)
+(* 5. Once a handle's caller was told LOST or RELEASED, state() keeps      *)
+(* saying so.                                                              *)
 TerminalStays == \A a \in Attempt : seen[a] # "NONE" => Observed(a) = seen[a]
 
-(* 3. No outcome contradicts the handle's state; LOST and RELEASED stay.   *)
+(* 6. No outcome contradicts the state of its handle right after it (a     *)
+(* stale request's handle was superseded, and is not modelled).            *)
 StateOutcomeAgreement ==
-    /\ []TerminalStays
-    /\ [][\A a \in Attempt : Delivered(a) => Agrees(ResultOf(a), Observed(a)')]_vars
+    [][\A a \in Attempt, l \in Lane : Delivered(a, l) /\ ~call[a][l].stale
+          => Agrees(ResultOf(a, l), Observed(a)')]_vars
 
-(* 4. An ACQUIRE that found this attempt's own value (a replay, whether    *)
+(* 7. An ACQUIRE that found this attempt's own value (a replay, whether    *)
 (* the client still waits for it or not) leaves the server's expiry as it  *)
 (* was.                                                                    *)
 ReplayNeverExtends ==
-    [][ /\ \A a \in Attempt : call[a].phase = "sent" /\ call'[a].phase = "replied"
-                              /\ call[a].kind = "acquire" /\ ReplayBranch(a)
-                              => srv'.expiry = srv.expiry
+    [][ /\ \A a \in Attempt, l \in Lane :
+              call[a][l].phase = "sent" /\ call'[a][l].phase = "replied"
+              /\ call[a][l].kind = "acquire" /\ ReplayBranch(a)
+              => srv'.expiry = srv.expiry
         /\ \A m \in delayed \ delayed' : m.kind = "acquire" /\ ReplayBranch(m.a)
-                              => srv'.expiry = srv.expiry ]_vars
+              => srv'.expiry = srv.expiry ]_vars
 
-(* 5. A handle never says ACTIVE while the key holds another operation of  *)
-(* the same owner: the same owner token with another operation id never    *)
-(* inherits the lease.                                                     *)
-NoInheritance ==
-    \A a \in Attempt : Observed(a) = "ACTIVE" /\ srv.holder \in Attempt
-                       /\ OwnerOf[srv.holder] = OwnerOf[a] => srv.holder = a
 
-(* 6. The fenced store never accepted a write from an older grant after    *)
+(* 8. The fenced store never accepted a write from an older grant after    *)
 (* one from a newer grant: the last accepted write comes from the newest   *)
 (* grant that ever wrote.  (It accepts token >= highest by construction;   *)
 (* this breaks exactly when a token was issued twice.)                     *)
 FencedEffects == storeLast = storeMax
 
-(* 7. A call that returns Unavailable, Overloaded or a "rejected before    *)
+(* 9. A call that returns Unavailable, Overloaded or a "rejected before    *)
 (* any I/O" exception did not change the server: its request never ran.   *)
 CertaintyIsHonest ==
-    [][\A a \in Attempt : Delivered(a) /\ ResultOf(a) \in {"Unavailable", "Overloaded", "Rejected"}
-                          => call[a].phase = "refused"]_vars
+    [][\A a \in Attempt, l \in Lane :
+          Delivered(a, l) /\ ResultOf(a, l) \in {"Unavailable", "Overloaded", "Rejected"}
+          => call[a][l].phase = "refused"]_vars
 
-THEOREM Spec => /\ [](TypeOK /\ ValidityWithinServerLease /\ MutualExclusion
-                      /\ NoInheritance /\ FencedEffects)
+(* 10. A handle sends no request once it is LOST or RELEASED (also by      *)
+(* local expiry): renew and release then return NotActive.                 *)
+NoSendAfterEnd ==
+    [][\A a \in Attempt, l \in Lane :
+          call[a][l] = NoCall /\ call'[a][l].kind \in {"renew", "release"} => Observed(a) \in Live]_vars
+
+(* 11. A success never gives a live handle more than the TTL it asked for, *)
+(* counted from before the send, less the drift.                           *)
+BudgetWithinTtl ==
+    [][\A a \in Attempt, l \in Lane :
+          Delivered(a, l) /\ ~call[a][l].stale /\ ResultOf(a, l) \in Successes /\ hs'[a] \in Live
+          => dl'[a] <= call[a][l].start + call[a][l].ttl - Drift]_vars
+
+(* 12. An UNKNOWN handle's deadline grows only on a success of its own.    *)
+UnknownGrowsOnlyOnSuccess ==
+    [][\A a \in Attempt :
+          hs[a] = "UNKNOWN" /\ hs'[a] \in Live /\ dl'[a] > dl[a]
+          => \E l \in Lane : Delivered(a, l) /\ ~call[a][l].stale /\ ResultOf(a, l) \in Successes]_vars
+
+THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithinServerLease
+                      /\ MutualExclusion /\ TerminalStays /\ FencedEffects)
                 /\ StateOutcomeAgreement /\ ReplayNeverExtends /\ CertaintyIsHonest
+                /\ NoSendAfterEnd /\ BudgetWithinTtl /\ UnknownGrowsOnlyOnSuccess
     \* For Defects = {} and Faults without Failover/Restart; with them, only FencedEffects
     \* (Durability # "Plain") and the step properties.
 =============================================================================

@@ -20,6 +20,9 @@
 (* and parameters; a Tick names its drift d), so "could not match" is not  *)
 (* a wrong guess earlier on: the spec allows no step there at all.         *)
 (*                                                                         *)
+(* The recorded chains are single-threaded: Lane has one thread, and every *)
+(* event names the attempt alone.                                          *)
+(*                                                                         *)
 (* Time: one tick is one simulated 10 ms, and Drift is 1 tick.  Tokens are *)
 (* checked exactly, so traces use FenceMode.COUNTER (Durability "Plain")   *)
 (* and Faults includes "Pause" (TrackTokens).                              *)
@@ -33,6 +36,9 @@ VARIABLES
     i   \* How many of its events matched so far.
 
 traceVars == <<vars, j, i>>
+
+ASSUME Cardinality(Lane) = 1
+L == CHOOSE l \in Lane : TRUE   \* The one thread of a recorded chain.
 
 (* Event e.holder names an attempt, or is 0 for "the key is absent".       *)
 HolderIs(h) == IF h = 0 THEN srv.holder = None ELSE srv.holder = h
@@ -67,27 +73,26 @@ InspectAgrees(e) ==
 LocalAgrees(e) ==
     CASE e.out = "IllegalArgumentException" -> e.kind # "release" /\ ~TtlOk(e.t)
       [] e.out = "NotActive" /\ e.kind = "renew" -> ~CanRenew(e.a)
-      [] e.out = "NotActive" /\ e.kind = "release" ->
-            ~(hs[e.a] \in {"ACTIVE", "UNKNOWN"} /\ Observed(e.a) # "LOST")
+      [] e.out = "NotActive" /\ e.kind = "release" -> ~(hs[e.a] \in Live /\ Observed(e.a) # "LOST")
       [] OTHER -> FALSE
 
 (* The send that starts a call of kind e.kind with TTL e.t (0 for release).*)
 SendStep(e) ==
-    CASE e.kind = "acquire" -> TryAcquire(e.a, e.t) \/ Replay(e.a, e.t)
-      [] e.kind = "renew"   -> Renew(e.a, e.t)
-      [] e.kind = "release" -> Release(e.a)
+    CASE e.kind = "acquire" -> TryAcquire(e.a, L, e.t) \/ Replay(e.a, L, e.t)
+      [] e.kind = "renew"   -> Renew(e.a, L, e.t)
+      [] e.kind = "release" -> Release(e.a, L)
 
 (* Event e is one step of Lease.tla (or a check on a stuttering step).     *)
 EventStep(e) ==
     CASE e.op = "send"    -> SendStep(e)
-      [] e.op = "apply"   -> Apply(e.a)
-      [] e.op = "lose"    -> LoseReply(e.a)
-      [] e.op = "refuse"  -> Refuse(e.a)
-      [] e.op = "timeout" -> e.out = "Indeterminate" /\ Timeout(e.a)
-      [] e.op = "deliver" -> /\ call[e.a].phase \in {"replied", "refused"}
-                             /\ ResultOf(e.a) = e.out
-                             /\ e.oexp >= 0 => ObservedExpiry(e.a) = e.oexp
-                             /\ Deliver(e.a)
+      [] e.op = "apply"   -> Apply(e.a, L)
+      [] e.op = "lose"    -> LoseReply(e.a, L)
+      [] e.op = "refuse"  -> Refuse(e.a, L)
+      [] e.op = "timeout" -> e.out = "Indeterminate" /\ Timeout(e.a, L)
+      [] e.op = "deliver" -> /\ call[e.a][L].phase \in {"replied", "refused"}
+                             /\ ResultOf(e.a, L) = e.out
+                             /\ e.oexp >= 0 => ObservedExpiry(e.a, L) = e.oexp
+                             /\ Deliver(e.a, L)
       [] e.op = "late"    -> LET m == [a |-> e.a, kind |-> e.kind, ttl |-> e.t] IN
                              m \in delayed /\ ApplyLate(m)
       [] e.op = "tick"    -> Tick(e.d)

@@ -1,13 +1,15 @@
------------------------------- MODULE MCLease ------------------------------
+----------------------------- MODULE MCLease -----------------------------
 (***************************************************************************)
-(* The fixed protocol: 3 attempts of 2 owners, TTL 3 or 4 ticks, drift 1,  *)
-(* lost replies, delayed requests, refusals and paused clients.  All seven *)
-(* invariants must hold.  Durability is ClockFloor (the adapter default);  *)
-(* without failover the counter never goes back anyway.                    *)
+(* The fixed protocol at full size: 3 attempts of 2 owners, TTL 3 or 4     *)
+(* ticks, drift 1, lost replies, delayed requests and refusals, one thread *)
+(* per attempt (two threads: MCLeaseThreads). Durability is ClockFloor     *)
+(* (the adapter default); without failover the counter never goes back     *)
+(* anyway.                                                                 *)
+(* Expected: PASS                                                          *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay", "Refuse"}   \* {"LoseReply", "Delay", "Refuse", "Pause", "Failover", "Restart"}
-MCDefects == {}                                          \* the fixed protocol
-MCTtl == {3, 4}                                          \* {1, 3, 4}: 1 <= drift is rejected before I/O (a stutter)
+MCFaults == {"LoseReply", "Delay", "Refuse"}   \* the faults that may happen
+MCDefects == {}   \* the defects switched on ({} = the fixed protocol)
+MCTtl == {3, 4}   \* the TTLs a caller may ask for
 =============================================================================
