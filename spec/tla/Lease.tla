@@ -378,7 +378,10 @@ Opened(a, l, k, t) ==
           cap |-> SetMin(RenewTtlsInFlight(a, Lane \ {l})), rel |-> ReleaseInFlight(a, Lane \ {l}),
           stale |-> FALSE]
 
-Widened(c, k, t) == CASE c.kind \in {"none", "release"} -> c
+(* Only a window that a reply may still read is widened: not a release's, *)
+(* nor a lost, refused or stale call's (Forgotten reset those).            *)
+Widened(c, k, t) == CASE c.kind \in {"none", "release"} \/ c.stale
+                           \/ c.phase \in {"lost", "refused"} -> c
                       [] k = "renew"                    -> [c EXCEPT !.cap = Min(c.cap, t)]
                       [] k = "release"                  -> [c EXCEPT !.rel = TRUE]
                       [] OTHER                          -> c
@@ -784,10 +787,13 @@ InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
 (* attempts share no client state and a script runs atomically, so calls  *)
 (* of two attempts in flight at once add only interleavings of their      *)
 (* sends and replies, and the races between attempts (a delayed request    *)
-(* against a later call, expiry during a call) remain.  Two calls of one   *)
-(* attempt in flight are enough for every race of two threads on it (a     *)
-(* renew or release against a replay, a stale request against a new        *)
-(* handle's); a delayed request adds a third request that may still run.   *)
+(* against a later call, expiry during a call) remain.  What this hides:  *)
+(* two attempts' calls in flight across one tick, one failover dropping    *)
+(* the replies of two attempts, and (ReplicaAck) a WAIT answered by        *)
+(* another attempt's replicated counter.  Two calls of one attempt in      *)
+(* flight reach a renew or release against a replay with 3 calls, and a    *)
+(* stale request against the new handle's own with 4 (DeepLeaseThreads); a *)
+(* delayed request adds one more request that may still run.               *)
 StateConstraint ==
     /\ now <= MaxTime /\ grants <= MaxGrants
     /\ Cardinality(InFlight) <= MaxInFlight

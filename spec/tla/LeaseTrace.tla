@@ -88,7 +88,9 @@ EventStep(e) ==
       [] e.op = "apply"   -> Apply(e.a, L)
       [] e.op = "lose"    -> LoseReply(e.a, L)
       [] e.op = "refuse"  -> Refuse(e.a, L)
-      [] e.op = "timeout" -> e.out = "Indeterminate" /\ Timeout(e.a, L)
+      [] e.op = "timeout" -> /\ Timeout(e.a, L)   \* Lost: a renew whose handle is LOST by local expiry
+                             /\ \/ e.out = "Indeterminate"
+                                \/ e.out = "Lost" /\ Observed(e.a)' = "LOST"
       [] e.op = "deliver" -> /\ call[e.a][L].phase \in {"replied", "refused"}
                              /\ ResultOf(e.a, L) = e.out
                              /\ e.oexp >= 0 => ObservedExpiry(e.a, L) = e.oexp

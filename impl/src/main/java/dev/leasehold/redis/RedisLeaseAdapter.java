@@ -179,8 +179,11 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
       // No expiry (-1) means someone PERSISTed our key: the server keeps it at least the request TTL.
       long serverMs = r.pttl() == -1 ? ttlMs : Math.min(ttlMs, r.pttl());
       RedisLeaseHandle live = ledger.handle();
+      // Only the token the live handle already vouches for keeps its guarantee: another one came
+      // from a grant whose WAIT nobody saw (a delayed request of this attempt).
+      boolean sameGrant = live != null && live.fencingToken().equals(tokenOf(r.fencingToken()));
       return new AcquireOutcome.ReplayedSameOperation(open(opening, r.fencingToken(),
-          live != null ? live.guarantee() : replayGuarantee(), serverMs, live));
+          sameGrant ? live.guarantee() : replayGuarantee(), serverMs, live));
     }
     GatewayReply.HeldByOther h = (GatewayReply.HeldByOther) reply;
     if (h.sameOwnerToken()) {
@@ -201,7 +204,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
   private RedisLeaseHandle open(Opening o, long token, LeaseGuarantee guarantee, long serverMs,
       RedisLeaseHandle replayInto) {
     synchronized (o.ledger()) {
-      OptionalLong fencingToken = token > 0 ? OptionalLong.of(token) : OptionalLong.empty();
+      OptionalLong fencingToken = tokenOf(token);
       // Another token proves a grant happened in between: the live handle's lease is gone.
       if (replayInto != null && replayInto.fencingToken().equals(fencingToken)
           && replayInto.absorbReplay(o.flight(), o.start(), o.wallStart(), serverMs)) {
@@ -216,6 +219,11 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
       o.ledger().handle(handle);
       return handle;
     }
+  }
+
+  /** A script's token: 0 means none was issued. */
+  private static OptionalLong tokenOf(long token) {
+    return token > 0 ? OptionalLong.of(token) : OptionalLong.empty();
   }
 
   /** Without the grant's own WAIT result, a replay cannot vouch for replication. */

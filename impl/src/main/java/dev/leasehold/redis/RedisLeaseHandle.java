@@ -166,8 +166,8 @@ public final class RedisLeaseHandle implements LeaseHandle {
   private RenewOutcome renewed(AttemptLedger.Flight flight, long start, Instant wallStart, long ttlMs) {
     Belief after = update(b -> b.state().isLive() ? granted(flight, start, wallStart, ttlMs) : b);
     if (after.state() == LeaseState.LOST) {
-      // The old budget ran out while the request was in flight; LOST stays LOST.
-      return new RenewOutcome.Lost("local validity ran out before the renew reply arrived");
+      // The old budget ran out, or a newer grant superseded this handle, in flight; LOST stays LOST.
+      return new RenewOutcome.Lost("LOST before the renew reply arrived (validity ran out, or a newer grant superseded it)");
     }
     if (after.state() != LeaseState.ACTIVE) {
       return new RenewOutcome.Indeterminate("a release of this attempt may still delete the lease");
@@ -250,9 +250,11 @@ public final class RedisLeaseHandle implements LeaseHandle {
     return switch (e.failure()) {
       case NOT_SENT, REFUSED -> new ReleaseOutcome.Unavailable(e.getMessage());
       case OVERLOADED -> new ReleaseOutcome.Overloaded(config.contentionRetryAfter());
-      case AMBIGUOUS -> releaseUnanswered().state() == LeaseState.LOST
-          ? new ReleaseOutcome.NotActive(LeaseState.LOST)
-          : new ReleaseOutcome.Indeterminate(e.getMessage());
+      // Sent, so never NotActive ("nothing was sent"), even if the handle is LOST by now.
+      case AMBIGUOUS -> {
+        releaseUnanswered();
+        yield new ReleaseOutcome.Indeterminate(e.getMessage());
+      }
     };
   }
 

@@ -11,10 +11,8 @@ import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.ResourceDigests;
-import dev.leasehold.testing.TestRedis;
-import io.lettuce.core.RedisClient;
+import dev.leasehold.testing.RawRedis;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.List;
@@ -52,9 +50,7 @@ class ConcurrentAttemptIntegrationTests {
   static final String READ = "return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[1])}";
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
-  static TestRedis redis;
-  static RedisClient rawClient;
-  static StatefulRedisConnection<String, String> rawConnection;
+  static RawRedis redis;
   static RedisCommands<String, String> raw;
 
   LettuceLeaseGateway gateway;
@@ -62,16 +58,12 @@ class ConcurrentAttemptIntegrationTests {
 
   @BeforeAll
   static void startServer() {
-    redis = TestRedis.start("concurrent-attempt-it");
-    rawClient = RedisClient.create(redis.uri());
-    rawConnection = rawClient.connect();
-    raw = rawConnection.sync();
+    redis = RawRedis.start("concurrent-attempt-it");
+    raw = redis.commands();
   }
 
   @AfterAll
   static void stopServer() {
-    rawConnection.close();
-    rawClient.shutdown();
     redis.close();
   }
 

@@ -19,7 +19,7 @@ import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.lease.ResourceDigests;
 import dev.leasehold.redis.FaultyGateway.Fault;
-import dev.leasehold.testing.TestRedis;
+import dev.leasehold.testing.RawRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -45,9 +45,7 @@ class RedisLeaseAdapterIntegrationTests {
   static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
-  static TestRedis redis;
-  static RedisClient rawClient;
-  static StatefulRedisConnection<String, String> rawConnection;
+  static RawRedis redis;
   static RedisCommands<String, String> raw;
 
   /** The client's monotonic clock: real time plus a skew a test may push forward. */
@@ -60,16 +58,12 @@ class RedisLeaseAdapterIntegrationTests {
 
   @BeforeAll
   static void startServer() {
-    redis = TestRedis.start("adapter-it");
-    rawClient = RedisClient.create(redis.uri());
-    rawConnection = rawClient.connect();
-    raw = rawConnection.sync();
+    redis = RawRedis.start("adapter-it");
+    raw = redis.commands();
   }
 
   @AfterAll
   static void stopServer() {
-    rawConnection.close();
-    rawClient.shutdown();
     redis.close();
   }
 

@@ -290,6 +290,29 @@ class RedisLeaseAdapterUnitTests {
     assertEquals(waits, g.waits, "no WAIT without replicaAck");
   }
 
+  /** A replay that reports another token than the live handle's found a grant whose WAIT nobody saw. */
+  @Test
+  void replicaAck_replayWithAnotherToken_doesNotInheritFenced() {
+    StubGateway g = new StubGateway(redis);
+    g.replicasAcked = 1;
+    RedisLeaseAdapter adapter = builder(g).replicaAck(1, Duration.ofMillis(5)).build();
+    LeaseAttempt attempt = adapter.newAttempt("op-ack");
+    LeaseHandle first = assertInstanceOf(AcquireOutcome.Acquired.class,
+        adapter.tryAcquire(once(attempt, 10_000))).handle();
+    assertEquals(LeaseGuarantee.FENCED, first.guarantee());
+    // The key vanishes behind the live handle; a try of the same attempt is granted again
+    // (token 2) but its reply is lost, so no WAIT ran for that token.
+    redis.delete(adapter.keys(PURPOSE, DIGEST));
+    redis.loseNextReply("acquire", true);
+    assertInstanceOf(AcquireOutcome.Indeterminate.class, adapter.tryAcquire(once(attempt, 10_000)));
+    int waits = g.waits;
+    LeaseHandle replayed = assertInstanceOf(AcquireOutcome.ReplayedSameOperation.class,
+        adapter.tryAcquire(once(attempt, 10_000))).handle();
+    assertNotEquals(first.fencingToken(), replayed.fencingToken());
+    assertEquals(waits, g.waits, "a replay sends no WAIT");
+    assertEquals(LeaseGuarantee.EFFICIENCY_ONLY, replayed.guarantee());
+  }
+
   @Test
   void replicaAck_waitFailure_isEfficiencyOnly() {
     StubGateway g = new StubGateway(redis) {

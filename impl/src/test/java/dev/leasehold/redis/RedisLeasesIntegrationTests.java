@@ -16,7 +16,7 @@ import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.LeaseWatchdog;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.ResourceDigests;
-import dev.leasehold.testing.TestRedis;
+import dev.leasehold.testing.RawRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -44,25 +44,19 @@ class RedisLeasesIntegrationTests {
   static final String PURPOSE = "assembly";
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
-  static TestRedis redis;
-  static RedisClient rawClient;
-  static StatefulRedisConnection<String, String> rawConnection;
+  static RawRedis redis;
   static RedisCommands<String, String> raw;
 
   String digest;
 
   @BeforeAll
   static void startServer() {
-    redis = TestRedis.start("assembly-it");
-    rawClient = RedisClient.create(redis.uri());
-    rawConnection = rawClient.connect();
-    raw = rawConnection.sync();
+    redis = RawRedis.start("assembly-it");
+    raw = redis.commands();
   }
 
   @AfterAll
   static void stopServer() {
-    rawConnection.close();
-    rawClient.shutdown();
     redis.close();
   }
 

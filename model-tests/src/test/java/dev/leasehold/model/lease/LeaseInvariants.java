@@ -32,8 +32,11 @@ public final class LeaseInvariants {
     certaintyIsHonest(event, after);
   }
 
-  /** Invariants 1 and 2, unless waived: what any reader of the handles may rely on at {@code s}. */
+  /** The spec's ActiveHoldsKey, ValidityWithinServerLease and MutualExclusion, unless waived: what any reader of the handles may rely on at {@code s}. */
   public static void holding(Snapshot s, Set<String> waived) {
+    if (!waived.contains("ActiveHoldsKey")) {
+      activeHoldsKey(s);
+    }
     if (!waived.contains("ValidityWithinServerLease")) {
       validity(s);
     }
@@ -42,15 +45,21 @@ public final class LeaseInvariants {
     }
   }
 
-  /** 1. ACTIVE => the server holds this attempt's value until at least the local deadline. */
-  public static void validity(Snapshot s) {
+  /** ActiveHoldsKey: ACTIVE => the server holds this attempt's value. */
+  public static void activeHoldsKey(Snapshot s) {
     for (HandleObs h : s.handles()) {
-      if (h.state() != LeaseState.ACTIVE) {
-        continue;
-      }
-      PropertyViolation.check(s.holder() == h.attempt(), "ValidityWithinServerLease",
+      PropertyViolation.check(h.state() != LeaseState.ACTIVE || s.holder() == h.attempt(), "ActiveHoldsKey",
           "handle " + h.id() + " of attempt " + h.attempt() + " is ACTIVE but the server holds "
               + (s.holder() < 0 ? "nothing" : "attempt " + s.holder()));
+    }
+  }
+
+  /** ValidityWithinServerLease: ACTIVE and held => the server keeps it until at least the local deadline. */
+  public static void validity(Snapshot s) {
+    for (HandleObs h : s.handles()) {
+      if (h.state() != LeaseState.ACTIVE || s.holder() != h.attempt()) {
+        continue;
+      }
       // The deadline on the server's clock is the client deadline plus the client's lag.
       long deadline = s.clientNow() + h.remaining() + s.lag();
       PropertyViolation.check(deadline <= s.expiryHi() + s.slack(), "ValidityWithinServerLease",

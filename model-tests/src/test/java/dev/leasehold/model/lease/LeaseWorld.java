@@ -479,8 +479,7 @@ public final class LeaseWorld implements AutoCloseable {
     compareHandles(after);
     Snapshot m = modelSnapshot();
     if (config.waived().isEmpty()) {
-      LeaseInvariants.validity(m);
-      LeaseInvariants.mutualExclusion(m);
+      LeaseInvariants.holding(m, config.waived());
     }
     if (!config.waived().contains("FencedEffects")) {
       LeaseInvariants.fencedEffects(model.storeLast(), model.storeMax());

@@ -36,14 +36,14 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
 
   /**
    * Restarts on: a restart without persistence loses the key under an ACTIVE handle, so
-   * ValidityWithinServerLease and MutualExclusion are waived (the spec shows that counterexample);
+   * ActiveHoldsKey, ValidityWithinServerLease and MutualExclusion are waived (the spec shows that counterexample);
    * every other invariant, FencedEffects included, must still hold.
    */
   public WorldConfig withRestarts() {
     Set<String> all = new HashSet<>(excluded);
     all.remove("restart");
     return new WorldConfig(backend, exact, ports, drift, fenceMode, all, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, Set.of("ValidityWithinServerLease", "MutualExclusion"));
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, Set.of("ActiveHoldsKey", "ValidityWithinServerLease", "MutualExclusion"));
   }
 
   /** Also does not check {@code invariants} (for a fence mode a restart is known to break). */

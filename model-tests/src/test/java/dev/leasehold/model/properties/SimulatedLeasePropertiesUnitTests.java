@@ -77,7 +77,7 @@ class SimulatedLeasePropertiesUnitTests {
     PropertyRunner.Report report = run("sim-restart-validity", BASE.withoutWaitLoop().including("restart"),
         ModelSettings.seed() + 3, 500);
     PropertyRunner.Failure f = report.failure().orElseThrow(() -> new AssertionError("no counterexample found"));
-    assertEquals("ValidityWithinServerLease", f.violation().property(), f.rendered());
+    assertEquals("ActiveHoldsKey", f.violation().property(), f.rendered());
     assertTrue(f.shrunk().size() <= 4, f.rendered());
   }
 

@@ -195,8 +195,7 @@ final class SeedLeaseHandle implements LeaseHandle {
       if (stored().isLive()) {
         state = LeaseState.UNKNOWN;
       }
-      return stored() == LeaseState.LOST ? new ReleaseOutcome.NotActive(LeaseState.LOST)
-          : new ReleaseOutcome.Indeterminate(e.getMessage());
+      return new ReleaseOutcome.Indeterminate(e.getMessage());   // it was sent: never NotActive
     }
     LeaseState end = change == GatewayReply.Change.OTHER ? LeaseState.LOST : LeaseState.RELEASED;
     if (stored().isLive()) {

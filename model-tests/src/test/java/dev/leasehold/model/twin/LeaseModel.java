@@ -491,7 +491,7 @@ public final class LeaseModel {
       if (expire(h).hs.isLive()) {
         h.hs = LeaseState.UNKNOWN;
       }
-      return expire(h).hs == LeaseState.LOST ? Outcome.of("NotActive", "LOST") : Outcome.of("Indeterminate");
+      return Outcome.of("Indeterminate");   // it was sent: never NotActive, even if LOST by now
     }
     LeaseState end = status == -1 ? LeaseState.LOST : LeaseState.RELEASED;
     if (expire(h).hs.isLive()) {
