@@ -240,7 +240,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
     }
   }
 
-  /** A definite release reply ends a live handle; one whose budget ran out in flight stays LOST. */
+  /** Moves a live handle to {@code end}; one whose budget ran out in flight stays LOST. */
   private ReleaseOutcome settle(LeaseState end, ReleaseOutcome outcome) {
     update(b -> b.state().isLive() ? b.ended(end) : b);
     return outcome;
@@ -250,11 +250,8 @@ public final class RedisLeaseHandle implements LeaseHandle {
     return switch (e.failure()) {
       case NOT_SENT, REFUSED -> new ReleaseOutcome.Unavailable(e.getMessage());
       case OVERLOADED -> new ReleaseOutcome.Overloaded(config.contentionRetryAfter());
-      // Sent, so never NotActive ("nothing was sent"), even if the handle is LOST by now.
-      case AMBIGUOUS -> {
-        releaseUnanswered();
-        yield new ReleaseOutcome.Indeterminate(e.getMessage());
-      }
+      // It may have run (spec Timeout): a live handle is UNKNOWN. Sent, so never NotActive, even if LOST by now.
+      case AMBIGUOUS -> settle(LeaseState.UNKNOWN, new ReleaseOutcome.Indeterminate(e.getMessage()));
     };
   }
 
