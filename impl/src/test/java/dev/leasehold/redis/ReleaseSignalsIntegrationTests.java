@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.testing.TestRedis;
+import dev.leasehold.testing.RawRedis;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,23 +20,19 @@ import org.junit.jupiter.api.Test;
 
 /** {@link ReleaseSignals} on a real server: one subscription per channel, early wake, fallbacks. */
 class ReleaseSignalsIntegrationTests {
-  static TestRedis redis;
+  static RawRedis redis;
   static RedisClient client;
-  static StatefulRedisConnection<String, String> connection;
   static RedisCommands<String, String> raw;
 
   @BeforeAll
   static void start() {
-    redis = TestRedis.start("signals-it");
-    client = RedisClient.create(redis.uri());
-    connection = client.connect();
-    raw = connection.sync();
+    redis = RawRedis.start("signals-it");
+    client = redis.client();
+    raw = redis.commands();
   }
 
   @AfterAll
   static void stop() {
-    connection.close();
-    client.shutdown();
     redis.close();
   }
 

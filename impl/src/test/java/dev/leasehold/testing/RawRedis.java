@@ -32,6 +32,11 @@ public final class RawRedis implements AutoCloseable {
     return server.uri();
   }
 
+  /** The side client, for connections of a test's own (pub/sub). */
+  public RedisClient client() {
+    return client;
+  }
+
   /** Commands on the side connection. */
   public RedisCommands<String, String> commands() {
     return connection.sync();
