@@ -1,6 +1,6 @@
 package dev.leasehold.bench;
 
-import dev.leasehold.testing.RedisProcess;
+import dev.leasehold.testkit.redis.RedisProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.leasehold.bench;
 
-import dev.leasehold.testing.RedisProcess;
+import dev.leasehold.testkit.redis.RedisProcess;
 import io.lettuce.core.RedisURI;
 import java.util.UUID;
 

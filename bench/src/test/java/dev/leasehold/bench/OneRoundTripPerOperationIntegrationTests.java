@@ -12,7 +12,7 @@ import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.redis.FenceMode;
 import dev.leasehold.redis.LettuceLeaseGateway;
 import dev.leasehold.redis.RedisLeaseAdapter;
-import dev.leasehold.testing.RedisProcess;
+import dev.leasehold.testkit.redis.RedisProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;

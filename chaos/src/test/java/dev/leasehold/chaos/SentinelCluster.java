@@ -1,7 +1,7 @@
 package dev.leasehold.chaos;
 
-import dev.leasehold.testing.RedisBinary;
-import dev.leasehold.testing.RedisProcess;
+import dev.leasehold.testkit.redis.RedisBinary;
+import dev.leasehold.testkit.redis.RedisProcess;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.redis.FenceMode;
-import dev.leasehold.testing.RedisProcess;
+import dev.leasehold.testkit.redis.RedisProcess;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;

@@ -3,7 +3,7 @@ package dev.leasehold.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.testing.TestRedis;
+import dev.leasehold.testkit.redis.RedisServer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class ReadmeExampleIntegrationTests {
   @Test
   void theReadmeExampleRuns_andWritesWithARisingFencingToken() {
-    try (TestRedis redis = TestRedis.start("readme-it")) {
+    try (RedisServer redis = RedisServer.start("readme-it")) {
       List<Long> tokens = new ArrayList<>();
       ReadmeExample.FencedStore store = (key, value, token) -> {
         if (!tokens.isEmpty() && token < tokens.get(tokens.size() - 1)) {

@@ -11,7 +11,7 @@ import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.ResourceDigests;
-import dev.leasehold.testing.RawRedis;
+import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -50,7 +50,7 @@ class ConcurrentAttemptIntegrationTests {
   static final String READ = "return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[1])}";
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
-  static RawRedis redis;
+  static RedisServerExtension redis;
   static RedisCommands<String, String> raw;
 
   LettuceLeaseGateway gateway;
@@ -58,7 +58,7 @@ class ConcurrentAttemptIntegrationTests {
 
   @BeforeAll
   static void startServer() {
-    redis = RawRedis.start("concurrent-attempt-it");
+    redis = RedisServerExtension.start("concurrent-attempt-it");
     raw = redis.commands();
   }
 

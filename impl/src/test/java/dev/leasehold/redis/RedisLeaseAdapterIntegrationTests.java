@@ -19,7 +19,7 @@ import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.lease.ResourceDigests;
 import dev.leasehold.redis.FaultyGateway.Fault;
-import dev.leasehold.testing.RawRedis;
+import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -45,7 +45,7 @@ class RedisLeaseAdapterIntegrationTests {
   static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
-  static RawRedis redis;
+  static RedisServerExtension redis;
   static RedisCommands<String, String> raw;
 
   /** The client's monotonic clock: real time plus a skew a test may push forward. */
@@ -58,7 +58,7 @@ class RedisLeaseAdapterIntegrationTests {
 
   @BeforeAll
   static void startServer() {
-    redis = RawRedis.start("adapter-it");
+    redis = RedisServerExtension.start("adapter-it");
     raw = redis.commands();
   }
 

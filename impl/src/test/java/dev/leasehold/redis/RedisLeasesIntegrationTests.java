@@ -16,7 +16,7 @@ import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.LeaseWatchdog;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.ResourceDigests;
-import dev.leasehold.testing.RawRedis;
+import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -44,14 +44,14 @@ class RedisLeasesIntegrationTests {
   static final String PURPOSE = "assembly";
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
-  static RawRedis redis;
+  static RedisServerExtension redis;
   static RedisCommands<String, String> raw;
 
   String digest;
 
   @BeforeAll
   static void startServer() {
-    redis = RawRedis.start("assembly-it");
+    redis = RedisServerExtension.start("assembly-it");
     raw = redis.commands();
   }
 

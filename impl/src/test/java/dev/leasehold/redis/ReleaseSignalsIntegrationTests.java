@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.testing.RawRedis;
+import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -20,13 +20,13 @@ import org.junit.jupiter.api.Test;
 
 /** {@link ReleaseSignals} on a real server: one subscription per channel, early wake, fallbacks. */
 class ReleaseSignalsIntegrationTests {
-  static RawRedis redis;
+  static RedisServerExtension redis;
   static RedisClient client;
   static RedisCommands<String, String> raw;
 
   @BeforeAll
   static void start() {
-    redis = RawRedis.start("signals-it");
+    redis = RedisServerExtension.start("signals-it");
     client = redis.client();
     raw = redis.commands();
   }

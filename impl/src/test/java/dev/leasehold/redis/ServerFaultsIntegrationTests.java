@@ -13,8 +13,8 @@ import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.lease.ResourceDigests;
-import dev.leasehold.testing.RedisProcess;
-import dev.leasehold.testing.TestRedis;
+import dev.leasehold.testkit.redis.RedisProcess;
+import dev.leasehold.testkit.redis.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -36,7 +36,7 @@ class ServerFaultsIntegrationTests {
   static final Duration DRIFT = Duration.ofMillis(10);
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
-  static TestRedis redis;
+  static RedisServer redis;
   static RedisProcess server;
   LettuceLeaseGateway gateway;
   RedisLeaseAdapter adapter;
@@ -44,7 +44,7 @@ class ServerFaultsIntegrationTests {
 
   @BeforeAll
   static void startServer() {
-    redis = TestRedis.start("server-faults");
+    redis = RedisServer.start("server-faults");
     server = redis.ownedProcess();
   }
 

@@ -3,14 +3,14 @@ package dev.leasehold.model.properties;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.model.fault.RealBackend;
-import dev.leasehold.model.lease.LeaseMachine;
-import dev.leasehold.model.lease.LeaseWorld;
-import dev.leasehold.model.lease.PortFactory;
-import dev.leasehold.model.lease.WorldConfig;
-import dev.leasehold.model.runner.ChainFile;
-import dev.leasehold.model.runner.PropertyRunner;
-import dev.leasehold.testing.TestRedis;
+import dev.leasehold.testkit.fault.RealBackend;
+import dev.leasehold.testkit.lease.LeaseMachine;
+import dev.leasehold.testkit.lease.LeaseWorld;
+import dev.leasehold.testkit.lease.PortFactory;
+import dev.leasehold.testkit.lease.WorldConfig;
+import dev.leasehold.testkit.redis.RedisServer;
+import dev.leasehold.testkit.runner.ChainFile;
+import dev.leasehold.testkit.runner.PropertyRunner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
  * drift budget, fewer chains. The model allows a few ms of slack where the real clock moved.
  */
 class RealRedisLeasePropertiesIntegrationTests {
-  private static TestRedis redis;
+  private static RedisServer redis;
   private static RealBackend backend;
 
   @BeforeAll
   static void start() {
-    redis = TestRedis.start("model-tests");
+    redis = RedisServer.start("model-tests");
     backend = new RealBackend(redis.uri());
   }
 
@@ -42,7 +42,7 @@ class RealRedisLeasePropertiesIntegrationTests {
   @Test
   void everyInvariantHoldsOnARealServer() {
     WorldConfig config = WorldConfig.simulated(PortFactory.FIXED).withoutWaitLoop()
-        .withBackend(backend::chain, false).withTimes(1_000, 60, 50, 200);
+        .withBackend(() -> backend.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, 50, 200);
     LeaseMachine machine = new LeaseMachine(config);
     PropertyRunner<LeaseWorld> runner = new PropertyRunner<>(machine);
     PropertyRunner.Report report = runner.run(new PropertyRunner.Config(ModelSettings.seed(),

@@ -3,10 +3,10 @@ package dev.leasehold.model.properties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import dev.leasehold.model.lease.LeaseMachine;
-import dev.leasehold.model.lease.PortFactory;
-import dev.leasehold.model.lease.WorldConfig;
-import dev.leasehold.model.runner.PropertyRunner;
+import dev.leasehold.testkit.lease.LeaseMachine;
+import dev.leasehold.testkit.lease.PortFactory;
+import dev.leasehold.testkit.lease.WorldConfig;
+import dev.leasehold.testkit.runner.PropertyRunner;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;

@@ -3,10 +3,10 @@ package dev.leasehold.model.seed;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.model.lease.LeaseMachine;
-import dev.leasehold.model.lease.LeaseWorld;
-import dev.leasehold.model.lease.WorldConfig;
-import dev.leasehold.model.runner.PropertyRunner;
+import dev.leasehold.testkit.lease.LeaseMachine;
+import dev.leasehold.testkit.lease.LeaseWorld;
+import dev.leasehold.testkit.lease.WorldConfig;
+import dev.leasehold.testkit.runner.PropertyRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

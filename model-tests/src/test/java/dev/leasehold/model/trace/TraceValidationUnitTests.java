@@ -5,16 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.model.lease.LeaseMachine;
-import dev.leasehold.model.lease.LeaseWorld;
-import dev.leasehold.model.lease.PortFactory;
-import dev.leasehold.model.lease.WorldConfig;
 import dev.leasehold.model.properties.ModelSettings;
-import dev.leasehold.model.runner.PropertyRunner;
-import dev.leasehold.model.runner.Stats;
 import dev.leasehold.model.seed.SeedDefect;
 import dev.leasehold.model.seed.SeedLeaseAdapter;
 import dev.leasehold.redis.FenceMode;
+import dev.leasehold.testkit.lease.LeaseMachine;
+import dev.leasehold.testkit.lease.LeaseWorld;
+import dev.leasehold.testkit.lease.PortFactory;
+import dev.leasehold.testkit.lease.WorldConfig;
+import dev.leasehold.testkit.runner.PropertyRunner;
+import dev.leasehold.testkit.runner.Stats;
+import dev.leasehold.testkit.trace.SpecTrace;
+import dev.leasehold.testkit.trace.TraceCheck;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,7 +133,7 @@ class TraceValidationUnitTests {
 
   /** Replays a failing chain on a machine that records it; the failing step is the last one run. */
   private static DefectTrace replay(SeedDefect d, String kind, WorldConfig config, long chainSeed,
-      List<dev.leasehold.model.runner.Step> steps) {
+      List<dev.leasehold.testkit.runner.Step> steps) {
     List<List<LeaseWorld.TraceStep>> recorded = new ArrayList<>();
     LeaseMachine machine = new LeaseMachine(config, recorded::add);
     PropertyRunner<LeaseWorld> runner = new PropertyRunner<>(machine);

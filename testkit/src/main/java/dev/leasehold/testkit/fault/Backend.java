@@ -1,0 +1,36 @@
+package dev.leasehold.testkit.fault;
+
+import dev.leasehold.redis.LeaseGateway;
+import dev.leasehold.redis.LeaseKeys;
+import dev.leasehold.testkit.sim.LeaseClock;
+
+/**
+ * A server for one chain (simulated or a real redis-server) with the operations the faults need
+ * that go around the client: restart, SCRIPT FLUSH and a direct read.
+ *
+ * <p>Implementations are threadsafe.
+ */
+public interface Backend extends AutoCloseable {
+  LeaseClock clock();
+
+  /** The gateway the adapter uses (before fault injection). */
+  LeaseGateway gateway();
+
+  /** Reads the lease directly. */
+  ServerView view(LeaseKeys keys);
+
+  /** Loses every key and counter (a restart without persistence) and the script cache. */
+  void restart();
+
+  /** SCRIPT FLUSH: the next EVALSHA answers NOSCRIPT and the gateway loads the script again. */
+  void flushScripts();
+
+  /** The ghost grant log (tokens in grant order) when the server can tell, else null. */
+  java.util.List<Long> grantLog();
+
+  /** How far (ns) a direct read or a reply may be off the model's instant; 0 when simulated. */
+  long slackNanos();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,153 @@
+package dev.leasehold.testkit.fault;
+
+import dev.leasehold.redis.FenceMode;
+import dev.leasehold.redis.GatewayException.Failure;
+import dev.leasehold.redis.GatewayException;
+import dev.leasehold.redis.GatewayReply;
+import dev.leasehold.redis.LeaseGateway;
+import dev.leasehold.redis.LeaseKeys;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Wraps the simulated or the lettuce gateway and injects the faults armed with {@link #arm}: each
+ * armed fault hits the next call, in order. A delayed request is kept and runs on the delegate when
+ * {@link #applyDelayed} is called, after the client already got AMBIGUOUS: a late application.
+ *
+ * <p>This class is threadsafe.
+ */
+public final class FaultyGateway implements LeaseGateway {
+  /** A request the client gave up on that has not reached the server yet. */
+  public record Delayed(String kind, String ownership, long ttlMillis, Runnable apply) {}
+
+  /** One call the adapter made, and the fault it met (null: none); what trace validation reads. */
+  public record Call(String kind, long ttlMillis, Fault fault) {}
+
+  private final LeaseGateway delegate;
+  private final Deque<Fault> armed = new ArrayDeque<>();
+  private final List<Delayed> delayed = new ArrayList<>();
+  private final List<Call> calls = new ArrayList<>();
+  private volatile Consumer<String> inFlight = kind -> { };
+
+  public FaultyGateway(LeaseGateway delegate) {
+    this.delegate = delegate;
+  }
+
+  /**
+   * Runs {@code observer} inside every mutating call, after the server had its chance to apply it
+   * (or the fault stopped it) and before the client hears back: the window in which another thread
+   * may ask the handle what it believes. The observer gets the call's kind.
+   */
+  public void whileInFlight(Consumer<String> observer) {
+    this.inFlight = observer;
+  }
+
+  public synchronized void arm(Fault fault) {
+    armed.addLast(fault);
+  }
+
+  public synchronized int armedCount() {
+    return armed.size();
+  }
+
+  public synchronized boolean isArmed(Fault fault) {
+    return armed.contains(fault);
+  }
+
+  /** The calls made since the last drain, oldest first. */
+  public synchronized List<Call> drainCalls() {
+    List<Call> out = List.copyOf(calls);
+    calls.clear();
+    return out;
+  }
+
+  public synchronized List<Delayed> delayed() {
+    return List.copyOf(delayed);
+  }
+
+  /** The delayed request {@code index} reaches the server now; its reply goes nowhere. */
+  public Delayed applyDelayed(int index) {
+    Delayed d;
+    synchronized (this) {
+      d = delayed.remove(index);
+    }
+    try {
+      d.apply().run();
+    } catch (GatewayException ignored) {
+      // The client stopped listening long ago; whatever the server said is lost.
+    }
+    return d;
+  }
+
+  private synchronized Fault next(String kind, long ttl) {
+    Fault fault = armed.pollFirst();
+    calls.add(new Call(kind, ttl, fault));
+    return fault;
+  }
+
+  private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
+    Fault fault = next(kind, ttl);
+    Runnable observe = mutating ? () -> inFlight.accept(kind) : () -> { };
+    if (fault == null) {
+      T reply = send.get();
+      observe.run();
+      return reply;
+    }
+    switch (fault) {
+      case NOT_SENT:
+        observe.run();
+        throw new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");
+      case OVERLOADED:
+        observe.run();
+        throw new GatewayException(Failure.OVERLOADED, "injected: BUSY Redis is busy running a script");
+      case LOSE_REPLY:
+        send.get();
+        observe.run();
+        throw new GatewayException(Failure.AMBIGUOUS, "injected: reply lost after the server applied it");
+      default:
+        if (mutating) {
+          synchronized (this) {
+            delayed.add(new Delayed(kind, ownership, ttl, send::get));
+          }
+        }
+        observe.run();
+        throw new GatewayException(Failure.AMBIGUOUS, "injected: command timed out, request still in flight");
+    }
+  }
+
+  @Override
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
+    return call("acquire", ownership, ttlMillis, () -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode), true);
+  }
+
+  @Override
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
+    return call("renew", ownership, ttlMillis, () -> delegate.renew(keys, ownership, ttlMillis), true);
+  }
+
+  @Override
+  public GatewayReply.Change release(LeaseKeys keys, String ownership) {
+    return call("release", ownership, 0, () -> delegate.release(keys, ownership), true);
+  }
+
+  @Override
+  public GatewayReply.Inspect inspect(LeaseKeys keys, String ownership) {
+    // A late read-only request changes nothing, so a delayed inspect is not kept.
+    return call("inspect", ownership, 0, () -> delegate.inspect(keys, ownership), false);
+  }
+
+  @Override
+  public long waitForReplicas(int replicas, Duration timeout) {
+    return delegate.waitForReplicas(replicas, timeout);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}

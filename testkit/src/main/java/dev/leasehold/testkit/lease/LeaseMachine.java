@@ -1,0 +1,278 @@
+package dev.leasehold.testkit.lease;
+
+import dev.leasehold.testkit.fault.Fault;
+import dev.leasehold.testkit.runner.ActionKind;
+import dev.leasehold.testkit.runner.Param;
+import dev.leasehold.testkit.runner.StateMachine;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
+
+/**
+ * The lease properties as a {@link StateMachine}: the actions of notes/PROTOCOL.md (newAttempt,
+ * tryAcquire, replay, renew with any TTL, release, inspect, state, advanceTime) and every fault,
+ * with weights chosen so that a few hundred chains reach every outcome variant.
+ *
+ * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.
+ */
+public final class LeaseMachine implements StateMachine<LeaseWorld> {
+  /** Attempts one chain makes at most; enough for contention and a shared owner. */
+  static final int MAX_ATTEMPTS = 5;
+  static final int MAX_ARMED = 3;
+  /**
+   * The owner of each attempt when a chain conforms to the spec, so that every trace shares one
+   * OwnerOf: attempts 0 and 1 share an owner token (as a1, a2 in MCBase.tla), 2 and 4 another.
+   */
+  public static final List<Integer> SPEC_OWNERS = List.of(0, 0, 1, 2, 1);
+
+  private final WorldConfig config;
+  private final List<ActionKind<LeaseWorld>> actions;
+  private final Consumer<List<LeaseWorld.TraceStep>> traces;
+
+  public LeaseMachine(WorldConfig config) {
+    this(config, t -> {});
+  }
+
+  /** A machine that hands each chain's trace to {@code traces} when the chain ends (failed or not). */
+  public LeaseMachine(WorldConfig config, Consumer<List<LeaseWorld.TraceStep>> traces) {
+    this.config = config;
+    this.traces = traces;
+    this.actions = build().stream().filter(a -> config.allows(a.name())).toList();
+  }
+
+  public WorldConfig config() {
+    return config;
+  }
+
+  @Override
+  public LeaseWorld setUp(long seed) {
+    return new LeaseWorld(config, seed);
+  }
+
+  @Override
+  public void tearDown(LeaseWorld world) {
+    traces.accept(world.trace());
+    world.close();
+  }
+
+  @Override
+  public List<ActionKind<LeaseWorld>> actions() {
+    return actions;
+  }
+
+  @Override
+  public void checkInvariants(LeaseWorld world) {
+    world.check();
+  }
+
+  @Override
+  public List<String> expectedOutcomes() {
+    List<String> all = new ArrayList<>();
+    // A first send replays only inside a wait loop (a retry after its own lost reply).
+    for (String v : List.of("Acquired", "Contended", "OwnerOperationConflict",
+        "Unavailable", "Overloaded", "Indeterminate", "IllegalArgumentException")) {
+      all.add("tryAcquire:" + v);
+    }
+    for (String v : List.of("ReplayedSameOperation", "Acquired", "Contended", "Indeterminate")) {
+      all.add("replay:" + v);
+    }
+    for (String v : List.of("Renewed", "Lost", "NotActive", "Unavailable", "Overloaded", "Indeterminate",
+        "IllegalArgumentException")) {
+      all.add("renew:" + v);
+    }
+    for (String v : List.of("Released", "AlreadyAbsent", "NotOwner", "NotActive", "Unavailable", "Overloaded",
+        "Indeterminate")) {
+      all.add("release:" + v);
+    }
+    for (String v : List.of("Held", "Absent", "Unavailable", "Indeterminate")) {
+      all.add("inspect:" + v);
+    }
+    for (String v : List.of("ACTIVE", "UNKNOWN", "LOST", "RELEASED")) {
+      all.add("state:" + v);
+    }
+    all.add("effect:accepted");
+    all.add("effect:rejected");
+    return all.stream().filter(s -> config.allows(s.substring(0, s.indexOf(':')))).toList();
+  }
+
+  // ------------------------------------------------------------------ the actions
+
+  private interface Body {
+    String run(LeaseWorld w, long[] args);
+  }
+
+  private record Action(String name, int weight, List<Param> params, BiPredicate<LeaseWorld, long[]> pre,
+      Generator gen, Body body) implements ActionKind<LeaseWorld> {
+    @Override
+    public boolean enabled(LeaseWorld w, long[] args) {
+      return pre.test(w, args);
+    }
+
+    @Override
+    public long[] generate(LeaseWorld w, SplittableRandom r) {
+      return gen == null ? ActionKind.super.generate(w, r) : gen.generate(r);
+    }
+
+    @Override
+    public String run(LeaseWorld w, long[] args) {
+      w.beginStep(name);
+      w.syncClock();
+      return body.run(w, args);
+    }
+  }
+
+  private interface Generator {
+    long[] generate(SplittableRandom r);
+  }
+
+  private long ttl(SplittableRandom r) {
+    long drift = config.drift().toMillis();
+    // Now and then a TTL at or below the drift budget: it must be rejected before any I/O.
+    return r.nextInt(12) == 0 ? r.nextLong(1, drift + 1) : r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1);
+  }
+
+  /** A TTL on the chain's time grid (whole ticks when it conforms to the spec); shrinking may leave the grid. */
+  private long ttlOnGrid(long ms) {
+    long unit = Math.max(1, config.timeStepMicros() / 1_000);
+    return (ms + unit - 1) / unit * unit;
+  }
+
+  private long microsOnGrid(long micros) {
+    return micros / config.timeStepMicros() * config.timeStepMicros();
+  }
+
+  /** The attempt to share an owner token with: chosen by the chain, or by SPEC_OWNERS. */
+  private int shareWith(LeaseWorld w, long arg) {
+    if (!config.specConformant()) {
+      return (int) arg - 1;
+    }
+    int n = w.attempts.size();
+    return SPEC_OWNERS.subList(0, n).indexOf(SPEC_OWNERS.get(n));
+  }
+
+  /** The spec's set of delayed requests holds one of two equal ones: conforming chains delay one at a time. */
+  private boolean mayArm(LeaseWorld w, Fault f) {
+    return w.gateway.armedCount() < MAX_ARMED && (!config.specConformant() || f != Fault.DELAY
+        || w.gateway.delayed().isEmpty() && !w.gateway.isArmed(Fault.DELAY));
+  }
+
+  private long waitMs(SplittableRandom r) {
+    return !config.waits() || r.nextInt(6) != 0 ? 0 : r.nextLong(1, 160);
+  }
+
+  private long step(SplittableRandom r, long maxMs) {
+    long unit = config.timeStepMicros();
+    long micros = r.nextLong(0, maxMs * 1_000 + 1);
+    return micros / unit * unit;
+  }
+
+  private static List<Integer> unsent(LeaseWorld w) {
+    return IntStream.range(0, w.attempts.size()).filter(a -> !w.model.sent(a)).boxed().toList();
+  }
+
+  private List<Integer> replayable(LeaseWorld w) {
+    return IntStream.range(0, w.attempts.size())
+        .filter(a -> w.model.sent(a) && (!config.specConformant() || w.model.liveHandleOf(a) < 0))
+        .boxed().toList();
+  }
+
+  private static int pick(List<Integer> from, long arg) {
+    return from.get((int) (arg % from.size()));
+  }
+
+  private static int handle(LeaseWorld w, long arg) {
+    return (int) (arg % w.handles.size());
+  }
+
+  private static boolean hasHandles(LeaseWorld w, long[] a) {
+    return !w.handles.isEmpty();
+  }
+
+  private List<ActionKind<LeaseWorld>> build() {
+    Param attempt = new Param("attempt", 0, 7);
+    Param handle = new Param("handle", 0, 15);
+    Param ttlMs = new Param("ttlMs", 1, 400);
+    Param waitMs = new Param("waitMs", 0, 200);
+    List<ActionKind<LeaseWorld>> list = new ArrayList<>();
+    list.add(new Action("newAttempt", 4, List.of(new Param("shareOwnerWith", 0, 5)),
+        (w, a) -> w.attempts.size() < MAX_ATTEMPTS,
+        r -> new long[] {config.specConformant() || r.nextInt(4) != 0 ? 0 : r.nextLong(1, 6)},
+        (w, a) -> {
+          w.newAttempt(shareWith(w, a[0]));
+          return "ok";
+        }));
+    list.add(new Action("tryAcquire", 10, List.of(attempt, ttlMs, waitMs),
+        (w, a) -> !unsent(w).isEmpty(),
+        r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
+        (w, a) -> w.tryAcquire("tryAcquire", pick(unsent(w), a[0]), ttlOnGrid(a[1]), a[2])));
+    list.add(new Action("replay", 6, List.of(attempt, ttlMs, waitMs),
+        (w, a) -> !replayable(w).isEmpty(),
+        r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
+        (w, a) -> w.tryAcquire("replay", pick(replayable(w), a[0]), ttlOnGrid(a[1]), a[2])));
+    list.add(new Action("renew", 10, List.of(handle, ttlMs), LeaseMachine::hasHandles,
+        r -> new long[] {r.nextLong(0, 16), ttl(r)},
+        (w, a) -> w.renew(handle(w, a[0]), ttlOnGrid(a[1]))));
+    list.add(new Action("release", 5, List.of(handle), LeaseMachine::hasHandles, null,
+        (w, a) -> w.release(handle(w, a[0]))));
+    list.add(new Action("inspect", 3, List.of(attempt), (w, a) -> !w.attempts.isEmpty(), null,
+        (w, a) -> w.inspect((int) (a[0] % w.attempts.size()))));
+    list.add(new Action("state", 4, List.of(handle), LeaseMachine::hasHandles, null,
+        (w, a) -> w.state(handle(w, a[0]))));
+    list.add(new Action("advanceTime", 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
+        (w, a) -> true, r -> new long[] {step(r, config.maxTimeStepMs())},
+        (w, a) -> {
+          w.advance(microsOnGrid(a[0]) * 1_000L);
+          return "ok";
+        }));
+    list.add(new Action("pause", 2, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
+        (w, a) -> true, r -> new long[] {step(r, 2 * config.maxTtlMs())},
+        (w, a) -> {
+          w.advance(microsOnGrid(a[0]) * 1_000L);
+          return "ok";
+        }));
+    list.add(new Action("drift", 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
+        // The spec's lag never decreases; the Java clock allows either direction.
+        (w, a) -> !config.specConformant() || microsOnGrid(a[0]) * 1_000L >= w.clock.lag(),
+        r -> new long[] {step(r, config.drift().toMillis())},
+        (w, a) -> {
+          w.drift(microsOnGrid(a[0]) * 1_000L);
+          return "ok";
+        }));
+    for (Fault f : Fault.values()) {
+      String name = switch (f) {
+        case LOSE_REPLY -> "loseReply";
+        case NOT_SENT -> "failBeforeSend";
+        case DELAY -> "delayRequest";
+        case OVERLOADED -> "overload";
+      };
+      list.add(new Action(name, 3, List.of(), (w, a) -> mayArm(w, f), null,
+          (w, a) -> {
+            w.arm(f);
+            return "ok";
+          }));
+    }
+    list.add(new Action("applyDelayed", 4, List.of(new Param("index", 0, 3)),
+        (w, a) -> !w.gateway.delayed().isEmpty(), null,
+        (w, a) -> {
+          w.applyDelayed((int) (a[0] % w.gateway.delayed().size()));
+          return "ok";
+        }));
+    list.add(new Action("flushScripts", 1, List.of(), (w, a) -> true, null, (w, a) -> {
+      w.flushScripts();
+      return "ok";
+    }));
+    // The spec's Restart moves both clocks one tick: only while the client clock has no lag to catch up.
+    list.add(new Action("restart", 2, List.of(),
+        (w, a) -> !config.specConformant() || w.clock.trueNanos() - w.clock.clientNanos() == w.clock.lag(), null,
+        (w, a) -> {
+          w.restart();
+          return "ok";
+        }));
+    list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
+        (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
+    return list;
+  }
+}

@@ -1,0 +1,30 @@
+package dev.leasehold.testkit.lease;
+
+import dev.leasehold.lease.DistributedLeasePort;
+import dev.leasehold.redis.FenceMode;
+import dev.leasehold.redis.LeaseGateway;
+import dev.leasehold.redis.RedisLeaseAdapter;
+import dev.leasehold.redis.RedisLeaseConfig;
+import dev.leasehold.testkit.sim.LeaseClock;
+import java.security.SecureRandom;
+import java.time.Duration;
+
+/**
+ * Makes the adapter under test over a gateway and the chain's clocks: the real
+ * {@link RedisLeaseAdapter}, or the seed-defect fixture.
+ */
+@FunctionalInterface
+public interface PortFactory {
+  DistributedLeasePort create(LeaseGateway gateway, LeaseClock clock, Duration drift, FenceMode mode,
+      SecureRandom random, RedisLeaseConfig.Sleeper sleeper);
+
+  /** The implementation in impl/. */
+  PortFactory FIXED = (gateway, clock, drift, mode, random, sleeper) -> RedisLeaseAdapter.builder(gateway)
+      .driftBudget(drift)
+      .fenceMode(mode)
+      .monotonicNanos(clock.monotonic())
+      .wallClock(clock.wall())
+      .random(random)
+      .sleeper(sleeper)
+      .build();
+}

@@ -1,0 +1,120 @@
+package dev.leasehold.testkit.lease;
+
+import dev.leasehold.redis.FenceMode;
+import dev.leasehold.testkit.fault.Backend;
+import dev.leasehold.testkit.fault.SimBackend;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * How a property chain is set up.
+ *
+ * <p>This record is immutable.
+ *
+ * @param backend makes the server of one chain (a fresh simulated one, or a real one shared by the class)
+ * @param exact whether the server is simulated (the model predicts exactly)
+ * @param ports makes the adapter under test
+ * @param drift the adapter's drift budget; the drift fault lags the client clock by up to it
+ * @param excluded action names never generated
+ * @param timeStepMicros the granularity of generated time steps (1000 = whole ms)
+ * @param specConformant generate only what spec/Lease.tla can express (for trace validation)
+ * @param maxTimeStepMs the longest advanceTime step
+ * @param waits whether tryAcquire may ask for a wait timeout (the wait loop)
+ * @param waived invariants not checked (only those a restart is known to break)
+ */
+public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory ports, Duration drift,
+    FenceMode fenceMode, Set<String> excluded, long timeStepMicros, boolean specConformant, long maxTimeStepMs,
+    long minTtlMs, long maxTtlMs, boolean waits, Set<String> waived) {
+
+  public WorldConfig {
+    excluded = Set.copyOf(excluded);
+    waived = Set.copyOf(waived);
+  }
+
+  /**
+   * Restarts on: a restart without persistence loses the key under an ACTIVE handle, so
+   * ActiveHoldsKey, ValidityWithinServerLease and MutualExclusion are waived (the spec shows that counterexample);
+   * every other invariant, FencedEffects included, must still hold.
+   */
+  public WorldConfig withRestarts() {
+    Set<String> all = new HashSet<>(excluded);
+    all.remove("restart");
+    return new WorldConfig(backend, exact, ports, drift, fenceMode, all, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, Set.of("ActiveHoldsKey", "ValidityWithinServerLease", "MutualExclusion"));
+  }
+
+  /** Also does not check {@code invariants} (for a fence mode a restart is known to break). */
+  public WorldConfig waiving(String... invariants) {
+    Set<String> all = new HashSet<>(waived);
+    all.addAll(List.of(invariants));
+    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, all);
+  }
+
+  /**
+   * Every action but restart on the simulated server: a restart without persistence loses the key
+   * under an ACTIVE handle, which the spec's THEOREM excludes (its counterexample is tested apart).
+   */
+  public static WorldConfig simulated(PortFactory ports) {
+    return new WorldConfig(SimBackend::new, true, ports, Duration.ofMillis(10), FenceMode.CLOCK_FLOOR,
+        Set.of("restart"), 1, false, 150, 20, 300, true, Set.of());
+  }
+
+  public WorldConfig withBackend(Supplier<Backend> b, boolean isExact) {
+    return new WorldConfig(b, isExact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+  }
+
+  public WorldConfig excluding(String... names) {
+    Set<String> all = new HashSet<>(excluded);
+    all.addAll(List.of(names));
+    return new WorldConfig(backend, exact, ports, drift, fenceMode, all, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+  }
+
+  public WorldConfig including(String... names) {
+    Set<String> all = new HashSet<>(excluded);
+    all.removeAll(List.of(names));
+    return new WorldConfig(backend, exact, ports, drift, fenceMode, all, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+  }
+
+  public WorldConfig withFenceMode(FenceMode mode) {
+    return new WorldConfig(backend, exact, ports, drift, mode, excluded, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+  }
+
+  public WorldConfig withPorts(PortFactory p) {
+    return new WorldConfig(backend, exact, p, drift, fenceMode, excluded, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+  }
+
+  public WorldConfig withDrift(Duration d) {
+    return new WorldConfig(backend, exact, ports, d, fenceMode, excluded, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+  }
+
+  public WorldConfig withTimes(long stepMicros, long maxStepMs, long minTtl, long maxTtl) {
+    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, stepMicros, specConformant,
+        maxStepMs, minTtl, maxTtl, waits, waived);
+  }
+
+  /** No wait loop: every tryAcquire tries once. */
+  public WorldConfig withoutWaitLoop() {
+    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
+        maxTimeStepMs, minTtlMs, maxTtlMs, false, waived);
+  }
+
+  /** Only what spec/Lease.tla expresses: time in 10 ms ticks, no wait loop, a lag that only grows. */
+  public WorldConfig conformingToSpec() {
+    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, 10_000, true, maxTimeStepMs,
+        minTtlMs, maxTtlMs, false, waived);
+  }
+
+  public boolean allows(String action) {
+    return !excluded.contains(action);
+  }
+}

@@ -1,0 +1,57 @@
+package dev.leasehold.testkit.runner;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A saved chain: the chain seed and one rendered step per line, with {@code #} comments. Replay it
+ * with {@link PropertyRunner#replay}.
+ *
+ * <p>This record is immutable.
+ */
+public record ChainFile(long seed, List<Step> steps) {
+  public ChainFile {
+    steps = List.copyOf(steps);
+  }
+
+  public static void write(Path file, long seed, List<String> renderedSteps, String comment) {
+    List<String> lines = new ArrayList<>();
+    lines.add("# leasehold model-test chain; replay with -Dmodel.replay=" + file.toAbsolutePath());
+    for (String c : comment.split("\n")) {
+      lines.add("# " + c);
+    }
+    lines.add("seed=" + seed);
+    lines.addAll(renderedSteps);
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Files.write(file, lines);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static ChainFile read(Path file) {
+    try {
+      long seed = 0;
+      List<Step> steps = new ArrayList<>();
+      for (String line : Files.readAllLines(file)) {
+        String s = line.strip();
+        if (s.isEmpty() || s.startsWith("#")) {
+          continue;
+        }
+        if (s.startsWith("seed=")) {
+          seed = Long.parseLong(s.substring(5));
+        } else {
+          steps.add(Step.parse(s));
+        }
+      }
+      return new ChainFile(seed, steps);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
