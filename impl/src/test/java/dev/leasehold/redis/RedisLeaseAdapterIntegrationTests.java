@@ -18,7 +18,7 @@ import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.lease.ResourceDigests;
-import dev.leasehold.redis.FaultyGateway.Fault;
+import dev.leasehold.redis.StubFaultGateway.Injected;
 import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -51,7 +51,7 @@ class RedisLeaseAdapterIntegrationTests {
   /** The client's monotonic clock: real time plus a skew a test may push forward. */
   final AtomicLong skew = new AtomicLong();
   LettuceLeaseGateway lettuce;
-  FaultyGateway gateway;
+  StubFaultGateway gateway;
   RedisLeaseAdapter adapter;
   String digest;
   LeaseKeys keys;
@@ -70,7 +70,7 @@ class RedisLeaseAdapterIntegrationTests {
   @BeforeEach
   void newAdapter() {
     lettuce = LettuceLeaseGateway.connect(redis.uri(), COMMAND_TIMEOUT);
-    gateway = new FaultyGateway(lettuce);
+    gateway = new StubFaultGateway(lettuce);
     adapter = RedisLeaseAdapter.builder(gateway)
         .namespace("it")
         .driftBudget(DRIFT)
@@ -183,7 +183,7 @@ class RedisLeaseAdapterIntegrationTests {
   @Test
   void defect4_renewFromUnknownRestoresActive() {
     LeaseHandle handle = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(5));
-    gateway.then(Fault.LOSE_REPLY);
+    gateway.then(Injected.LOSE_REPLY);
     assertInstanceOf(RenewOutcome.Indeterminate.class, handle.renew(Duration.ofSeconds(5)));
     assertEquals(LeaseState.UNKNOWN, handle.state());
     assertEquals(Duration.ZERO, handle.remainingValidity(), "UNKNOWN is not relied on");
@@ -194,11 +194,11 @@ class RedisLeaseAdapterIntegrationTests {
   @Test
   void defect4_unknownAfterLostReleaseNeverBecomesActiveAgain() {
     LeaseHandle handle = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(5));
-    gateway.then(Fault.NOT_SENT);
+    gateway.then(Injected.REFUSE_BEFORE_SEND);
     assertInstanceOf(ReleaseOutcome.Unavailable.class, handle.release());
     assertEquals(LeaseState.ACTIVE, handle.state(), "a release that was not sent changes nothing");
     raw.set("unrelated", "x");
-    gateway.then(Fault.LOSE_REPLY);
+    gateway.then(Injected.LOSE_REPLY);
     assertInstanceOf(ReleaseOutcome.Indeterminate.class, handle.release());
     assertEquals(LeaseState.UNKNOWN, handle.state());
     assertEquals(new RenewOutcome.NotActive(LeaseState.UNKNOWN), handle.renew(Duration.ofSeconds(5)));
@@ -255,7 +255,7 @@ class RedisLeaseAdapterIntegrationTests {
   @Test
   void ambiguousShorterRenew_budgetIsTheMinimumOfOldDeadlineAndTheShortTtl() {
     LeaseHandle handle = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(30));
-    gateway.then(Fault.LOSE_REPLY);
+    gateway.then(Injected.LOSE_REPLY);
     assertInstanceOf(RenewOutcome.Indeterminate.class, handle.renew(Duration.ofMillis(400)));
     assertTrue(raw.pttl(keys.lease()) <= 400, "the lost renew did shorten the server lease");
     // A later successful renew with a long TTL stays capped by the pending short one.
@@ -348,9 +348,9 @@ class RedisLeaseAdapterIntegrationTests {
       AcquireOutcome acquired = adapter.tryAcquire(request(attempt, Duration.ofSeconds(5)));
       LeaseHandle handle = ((AcquireOutcome.Acquired) acquired).handle();
       seen.append(acquired).append(handle).append(attempt).append(request(attempt, Duration.ofSeconds(5)));
-      gateway.then(Fault.LOSE_REPLY);
+      gateway.then(Injected.LOSE_REPLY);
       seen.append(handle.renew(Duration.ofSeconds(5)));
-      gateway.then(Fault.NOT_SENT);
+      gateway.then(Injected.REFUSE_BEFORE_SEND);
       seen.append(handle.release());
       seen.append(adapter.inspect(new LeaseInspection("orders", digest, attempt)));
       seen.append(adapter.tryAcquire(request(new LeaseAttempt(attempt.ownerToken(), "op-2"), Duration.ofSeconds(5))));

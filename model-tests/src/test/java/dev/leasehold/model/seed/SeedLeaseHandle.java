@@ -40,9 +40,9 @@ final class SeedLeaseHandle implements LeaseHandle {
 
   /** The belief after the server granted or reported {@code serverMs} to a send at {@code start}. */
   synchronized void grant(long start, Instant wallStart, long serverMs) {
-    long budgetMs = Math.min(serverMs, ledger.minPendingTtlMs());
+    long budgetMs = Math.min(serverMs, ledger.ambiguousRenewCapMs());
     deadline = start + Duration.ofMillis(Math.max(0, budgetMs)).toNanos() - adapter.drift();
-    state = ledger.releasePending() ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
+    state = ledger.ambiguousRelease() ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
     serverExpiry = adapter.has(SeedDefect.OBSERVED_EXPIRY_FROM_BUDGET)
         ? wallStart.plusNanos(Duration.ofMillis(budgetMs).toNanos() - adapter.drift())
         : wallStart.plusMillis(Math.max(0, serverMs));
@@ -117,7 +117,7 @@ final class SeedLeaseHandle implements LeaseHandle {
     if (!adapter.has(SeedDefect.RENEW_WITHOUT_PRECONDITION)) {
       // The seed with LOCAL_EXPIRY_NOT_STORED looked at the field, which still said ACTIVE.
       LeaseState st = adapter.has(SeedDefect.LOCAL_EXPIRY_NOT_STORED) ? stored() : state();
-      if (!st.isLive() || (st == LeaseState.UNKNOWN && ledger.releasePending())) {
+      if (!st.isLive() || (st == LeaseState.UNKNOWN && ledger.ambiguousRelease())) {
         return new RenewOutcome.NotActive(st);
       }
     }
@@ -191,7 +191,7 @@ final class SeedLeaseHandle implements LeaseHandle {
         return kind.equals("Unavailable") ? new ReleaseOutcome.Unavailable(e.getMessage())
             : new ReleaseOutcome.Overloaded(Duration.ofMillis(50));
       }
-      ledger.ambiguousRelease();
+      ledger.releaseWasAmbiguous();
       if (stored().isLive()) {
         state = LeaseState.UNKNOWN;
       }

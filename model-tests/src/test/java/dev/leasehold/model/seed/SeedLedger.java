@@ -7,24 +7,24 @@ package dev.leasehold.model.seed;
  * <p>This class is threadsafe.
  */
 final class SeedLedger {
-  private long minPendingTtlMs = Long.MAX_VALUE;
-  private boolean releasePending;
+  private long ambiguousRenewCapMs = Long.MAX_VALUE;
+  private boolean ambiguousRelease;
   private SeedLeaseHandle handle;
 
   synchronized void ambiguousRenew(long ttlMs) {
-    minPendingTtlMs = Math.min(minPendingTtlMs, ttlMs);
+    ambiguousRenewCapMs = Math.min(ambiguousRenewCapMs, ttlMs);
   }
 
-  synchronized long minPendingTtlMs() {
-    return minPendingTtlMs;
+  synchronized long ambiguousRenewCapMs() {
+    return ambiguousRenewCapMs;
   }
 
-  synchronized void ambiguousRelease() {
-    releasePending = true;
+  synchronized void releaseWasAmbiguous() {
+    ambiguousRelease = true;
   }
 
-  synchronized boolean releasePending() {
-    return releasePending;
+  synchronized boolean ambiguousRelease() {
+    return ambiguousRelease;
   }
 
   synchronized SeedLeaseHandle handle() {

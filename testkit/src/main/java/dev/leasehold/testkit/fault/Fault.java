@@ -1,17 +1,29 @@
 package dev.leasehold.testkit.fault;
 
 /**
- * A fault armed for one gateway call: the next call (of any kind) suffers it.
+ * A fault armed for one gateway call: the next call (of any kind) suffers it. Each is the model
+ * action of the same name in camel case ({@link #action()}), named after the spec action it
+ * drives (spec/README.md's table).
  *
  * <p>This enum is immutable.
  */
 public enum Fault {
   /** The server applies the command and the reply is lost: AMBIGUOUS after delegating. */
   LOSE_REPLY,
-  /** The command is never written (connection known down): NOT_SENT, nothing delegated. */
-  NOT_SENT,
-  /** The request is still in flight when the client times out: AMBIGUOUS now, applied later. */
-  DELAY,
-  /** The server refuses it before running (BUSY, OOM, LOADING): OVERLOADED, nothing delegated. */
-  OVERLOADED
+  /** Spec Refuse, on the client side: the command is never written (connection known down): NOT_SENT. */
+  REFUSE_BEFORE_SEND,
+  /** Spec Timeout of a request not yet applied: AMBIGUOUS now, applied later (spec ApplyLate). */
+  TIMEOUT,
+  /** Spec Refuse: the server refuses it before running (BUSY, OOM, LOADING): OVERLOADED, nothing delegated. */
+  REFUSE;
+
+  /** The model action that arms this fault: loseReply, refuseBeforeSend, timeout, refuse. */
+  public String action() {
+    String[] words = name().toLowerCase(java.util.Locale.ROOT).split("_");
+    StringBuilder b = new StringBuilder(words[0]);
+    for (int i = 1; i < words.length; i++) {
+      b.append(Character.toUpperCase(words[i].charAt(0))).append(words[i].substring(1));
+    }
+    return b.toString();
+  }
 }

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 /**
  * Wraps the simulated or the lettuce gateway and injects the faults armed with {@link #arm}: each
  * armed fault hits the next call, in order. A delayed request is kept and runs on the delegate when
- * {@link #applyDelayed} is called, after the client already got AMBIGUOUS: a late application.
+ * {@link #applyLate} is called, after the client already got AMBIGUOUS: a late application.
  *
  * <p>This class is threadsafe.
  */
@@ -71,7 +71,7 @@ public final class FaultyGateway implements LeaseGateway {
   }
 
   /** The delayed request {@code index} reaches the server now; its reply goes nowhere. */
-  public Delayed applyDelayed(int index) {
+  public Delayed applyLate(int index) {
     Delayed d;
     synchronized (this) {
       d = delayed.remove(index);
@@ -99,10 +99,10 @@ public final class FaultyGateway implements LeaseGateway {
       return reply;
     }
     switch (fault) {
-      case NOT_SENT:
+      case REFUSE_BEFORE_SEND:
         observe.run();
         throw new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");
-      case OVERLOADED:
+      case REFUSE:
         observe.run();
         throw new GatewayException(Failure.OVERLOADED, "injected: BUSY Redis is busy running a script");
       case LOSE_REPLY:

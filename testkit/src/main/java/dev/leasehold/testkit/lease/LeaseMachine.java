@@ -155,8 +155,8 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
   /** The spec's set of delayed requests holds one of two equal ones: conforming chains delay one at a time. */
   private boolean mayArm(LeaseWorld w, Fault f) {
-    return w.gateway.armedCount() < MAX_ARMED && (!config.specConformant() || f != Fault.DELAY
-        || w.gateway.delayed().isEmpty() && !w.gateway.isArmed(Fault.DELAY));
+    return w.gateway.armedCount() < MAX_ARMED && (!config.specConformant() || f != Fault.TIMEOUT
+        || w.gateway.delayed().isEmpty() && !w.gateway.isArmed(Fault.TIMEOUT));
   }
 
   private long waitMs(SplittableRandom r) {
@@ -221,43 +221,37 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
         (w, a) -> w.inspect((int) (a[0] % w.attempts.size()))));
     list.add(new Action("state", 4, List.of(handle), LeaseMachine::hasHandles, null,
         (w, a) -> w.state(handle(w, a[0]))));
-    list.add(new Action("advanceTime", 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
+    list.add(new Action("tick", 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
         (w, a) -> true, r -> new long[] {step(r, config.maxTimeStepMs())},
         (w, a) -> {
-          w.advance(microsOnGrid(a[0]) * 1_000L);
+          w.tick(microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     list.add(new Action("pause", 2, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
         (w, a) -> true, r -> new long[] {step(r, 2 * config.maxTtlMs())},
         (w, a) -> {
-          w.advance(microsOnGrid(a[0]) * 1_000L);
+          w.tick(microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
-    list.add(new Action("drift", 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
+    list.add(new Action("lag", 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
         // The spec's lag never decreases; the Java clock allows either direction.
         (w, a) -> !config.specConformant() || microsOnGrid(a[0]) * 1_000L >= w.clock.lag(),
         r -> new long[] {step(r, config.drift().toMillis())},
         (w, a) -> {
-          w.drift(microsOnGrid(a[0]) * 1_000L);
+          w.lag(microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     for (Fault f : Fault.values()) {
-      String name = switch (f) {
-        case LOSE_REPLY -> "loseReply";
-        case NOT_SENT -> "failBeforeSend";
-        case DELAY -> "delayRequest";
-        case OVERLOADED -> "overload";
-      };
-      list.add(new Action(name, 3, List.of(), (w, a) -> mayArm(w, f), null,
+      list.add(new Action(f.action(), 3, List.of(), (w, a) -> mayArm(w, f), null,
           (w, a) -> {
             w.arm(f);
             return "ok";
           }));
     }
-    list.add(new Action("applyDelayed", 4, List.of(new Param("index", 0, 3)),
+    list.add(new Action("applyLate", 4, List.of(new Param("index", 0, 3)),
         (w, a) -> !w.gateway.delayed().isEmpty(), null,
         (w, a) -> {
-          w.applyDelayed((int) (a[0] % w.gateway.delayed().size()));
+          w.applyLate((int) (a[0] % w.gateway.delayed().size()));
           return "ok";
         }));
     list.add(new Action("flushScripts", 1, List.of(), (w, a) -> true, null, (w, a) -> {

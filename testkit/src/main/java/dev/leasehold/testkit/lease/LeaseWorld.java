@@ -238,20 +238,20 @@ public final class LeaseWorld implements AutoCloseable {
     return s.name();
   }
 
-  void advance(long nanos) {
+  void tick(long nanos) {
     clock.advance(nanos);
     if (config.exact()) {
       model.tick(nanos);
     } else {
       syncClock();
     }
-    noEvent("advanceTime");
+    noEvent("tick");
   }
 
-  void drift(long lagNanos) {
+  void lag(long lagNanos) {
     clock.lag(lagNanos);
     model.setLag(lagNanos);
-    noEvent("drift");
+    noEvent("lag");
   }
 
   void arm(Fault f) {
@@ -260,11 +260,11 @@ public final class LeaseWorld implements AutoCloseable {
     noEvent(f.name());
   }
 
-  void applyDelayed(int index) {
+  void applyLate(int index) {
     Snapshot before = snapshot();
-    stepLate = gateway.applyDelayed(index);
+    stepLate = gateway.applyLate(index);
     model.applyLate(index);
-    event = StepEvent.none("applyDelayed", before);
+    event = StepEvent.none("applyLate", before);
   }
 
   void restart() {

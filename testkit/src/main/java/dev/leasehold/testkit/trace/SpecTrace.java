@@ -54,10 +54,10 @@ public final class SpecTrace {
 
   private void step(TraceStep s) {
     switch (s.action()) {
-      case "newAttempt", "loseReply", "failBeforeSend", "delayRequest", "overload", "flushScripts", "drift" -> {
+      case "newAttempt", "loseReply", "refuseBeforeSend", "timeout", "refuse", "flushScripts", "lag" -> {
         // Local to the client or the fault injector: no spec step (a lag shows in the next ticks).
       }
-      case "advanceTime", "pause" -> ticks(s);
+      case "tick", "pause" -> ticks(s);
       case "tryAcquire", "replay" -> call(s, "acquire");
       case "renew" -> call(s, "renew");
       case "release" -> call(s, "release");
@@ -72,7 +72,7 @@ public final class SpecTrace {
         nowTicks++;  // the spec's Restart takes one tick, as the conforming world's restart does
         add(s, "restart");
       }
-      case "applyDelayed" -> add(s, "late", "a", s.lateAttempt() + 1, "kind", str(s.late().kind()),
+      case "applyLate" -> add(s, "late", "a", s.lateAttempt() + 1, "kind", str(s.late().kind()),
           "t", ticks(s, s.late().ttlMillis() * 1_000_000L));
       default -> throw new IllegalArgumentException("step " + s.step() + ": " + s.action() + " is not in the spec");
     }
@@ -103,7 +103,7 @@ public final class SpecTrace {
     }
     FaultyGateway.Call c = s.calls().get(0);
     long t = ticks(s, c.ttlMillis() * 1_000_000L);
-    if (c.fault() == Fault.NOT_SENT) {
+    if (c.fault() == Fault.REFUSE_BEFORE_SEND) {
       add(s, "notsent", "a", a, "kind", str(kind), "t", t, "out", out);
       return;
     }
@@ -119,8 +119,8 @@ public final class SpecTrace {
         add(s, "lose", "a", a);
         add(s, "timeout", "a", a, "out", out);
       }
-      case DELAY -> add(s, "timeout", "a", a, "out", out);
-      case OVERLOADED -> {
+      case TIMEOUT -> add(s, "timeout", "a", a, "out", out);
+      case REFUSE -> {
         add(s, "refuse", "a", a);
         add(s, "deliver", "a", a, "out", out, "oexp", -1);
       }

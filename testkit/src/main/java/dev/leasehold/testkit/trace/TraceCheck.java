@@ -2,6 +2,7 @@ package dev.leasehold.testkit.trace;
 
 import dev.leasehold.testkit.tlc.Tlc;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Checks recorded traces against spec/tla/Lease.tla with TLC: writes them as MCLeaseTraces.tla
+ * Checks recorded traces against the spec (Lease.tla) with TLC: writes them as MCLeaseTraces.tla
  * and .cfg (which EXTEND LeaseTrace.tla) into a work folder beside copies of the two spec
  * modules, runs TLC in a forked JVM with its own {@code -metadir}, and reads how far each trace
  * matched from the {@code <<"matched", j, k>>} lines LeaseTrace prints.
@@ -48,15 +49,26 @@ public final class TraceCheck {
   /** What one TLC run said. */
   public record Result(List<Verdict> verdicts, long distinctStates, double seconds, String output) {}
 
+  /** Where the leasehold-spec jar keeps the modules TLC checks traces against. */
+  public static final String SPEC_RESOURCES = "leasehold/spec/tla/";
+
   /**
+   * Checks {@code traces} against the Lease.tla and LeaseTrace.tla of the leasehold-spec jar on the
+   * classpath (the spec that was model-checked, not a path into a source tree).
+   *
    * @param ownerOf the spec's OwnerOf, one owner number (from 1) per attempt
    * @param driftTicks the spec's Drift
    */
-  public static Result check(Path specDir, Path workDir, List<Trace> traces, List<Integer> ownerOf, int driftTicks) {
+  public static Result check(Path workDir, List<Trace> traces, List<Integer> ownerOf, int driftTicks) {
     try {
       Files.createDirectories(workDir);
       for (String m : List.of("Lease.tla", "LeaseTrace.tla")) {
-        Files.copy(specDir.resolve(m), workDir.resolve(m), StandardCopyOption.REPLACE_EXISTING);
+        try (InputStream in = TraceCheck.class.getClassLoader().getResourceAsStream(SPEC_RESOURCES + m)) {
+          if (in == null) {
+            throw new IllegalStateException(SPEC_RESOURCES + m + " is not on the classpath: add dev.leasehold:leasehold-spec");
+          }
+          Files.copy(in, workDir.resolve(m), StandardCopyOption.REPLACE_EXISTING);
+        }
       }
       Files.writeString(workDir.resolve("MCLeaseTraces.tla"), module(traces, ownerOf));
       Files.writeString(workDir.resolve("MCLeaseTraces.cfg"), config(driftTicks));

@@ -11,14 +11,14 @@ import java.util.List;
 
 /**
  * The Java twin of {@code spec/Lease.tla}: the same variables ({@code now, lag, srv, sent, hs, dl,
- * tok, minPend, relPend, seen, delayed, storeHigh, grants}) and actions ({@code TryAcquire, Replay,
+ * tok, ambiguousRenewCap, ambiguousRelease, seen, delayed, storeHigh, grants}) and actions ({@code TryAcquire, Replay,
  * Renew, Release, Inspect, State, Tick, LoseReply, Delay/ApplyLate, Refuse, Restart, Effect}), at
  * the granularity of one Java call: where the spec splits a call into Send, Apply, LoseReply,
  * Timeout and Deliver, one method here takes all of them in the order the armed fault dictates.
  *
  * <p>Where the spec abstracts, this follows the implemented rules of notes/PROTOCOL.md exactly
  * (one live handle per attempt: a replay refreshes it, a new grant supersedes it; replay budget
- * {@code min(ttl, PTTL, minPend) - drift}; a successful reply that finds the handle LOST leaves it
+ * {@code min(ttl, PTTL, ambiguousRenewCap) - drift}; a successful reply that finds the handle LOST leaves it
  * LOST), so that it can say exactly which outcome the adapter must return. Times are ns on the
  * chain's clocks; the server keeps ms like Redis.
  *
@@ -26,29 +26,29 @@ import java.util.List;
  */
 public final class LeaseModel {
   /** Attempt bookkeeping shared by all handles of one attempt (AttemptLedger). */
-  static final class Att {
+  static final class AttemptModel {
     final int owner;
     boolean sent;
     int handle = -1;
-    long minPend = Long.MAX_VALUE;
-    boolean relPend;
+    long ambiguousRenewCap = Long.MAX_VALUE;
+    boolean ambiguousRelease;
 
-    Att(int owner) {
+    AttemptModel(int owner) {
       this.owner = owner;
     }
 
-    Att copy() {
-      Att a = new Att(owner);
+    AttemptModel copy() {
+      AttemptModel a = new AttemptModel(owner);
       a.sent = sent;
       a.handle = handle;
-      a.minPend = minPend;
-      a.relPend = relPend;
+      a.ambiguousRenewCap = ambiguousRenewCap;
+      a.ambiguousRelease = ambiguousRelease;
       return a;
     }
   }
 
   /** One handle's belief (RedisLeaseHandle.Belief plus token). */
-  static final class Hdl {
+  static final class HandleModel {
     final int attempt;
     LeaseState hs;
     long dl;
@@ -57,12 +57,12 @@ public final class LeaseModel {
     /** Ghost: the grant (position in the server's grant log) behind this handle. */
     int grant;
 
-    Hdl(int attempt) {
+    HandleModel(int attempt) {
       this.attempt = attempt;
     }
 
-    Hdl copy() {
-      Hdl h = new Hdl(attempt);
+    HandleModel copy() {
+      HandleModel h = new HandleModel(attempt);
       h.hs = hs;
       h.dl = dl;
       h.tok = tok;
@@ -93,8 +93,8 @@ public final class LeaseModel {
   long expiryMs;
   long fence;
   int holderGrant;
-  final List<Att> attempts = new ArrayList<>();
-  final List<Hdl> handles = new ArrayList<>();
+  final List<AttemptModel> attempts = new ArrayList<>();
+  final List<HandleModel> handles = new ArrayList<>();
   final Deque<Fault> faults = new ArrayDeque<>();
   final List<Req> delayed = new ArrayList<>();
   long storeHigh;
@@ -254,7 +254,7 @@ public final class LeaseModel {
 
   /** NewAttempt; {@code owner} is shared with an earlier attempt to test NoInheritance. */
   public int newAttempt(int owner) {
-    attempts.add(new Att(owner));
+    attempts.add(new AttemptModel(owner));
     return attempts.size() - 1;
   }
 
@@ -263,7 +263,7 @@ public final class LeaseModel {
   }
 
   /** State(h)'s refresh: a live belief whose deadline passed is stored LOST. */
-  private Hdl expire(Hdl h) {
+  private HandleModel expire(HandleModel h) {
     if (h.hs.isLive() && cnow - h.dl >= 0) {
       h.hs = LeaseState.LOST;
     }
@@ -271,11 +271,11 @@ public final class LeaseModel {
   }
 
   /** The belief after the server granted or reported {@code serverMs} to a send at {@code start}. */
-  private void grant(Hdl h, long start, long wallStart, long serverMs) {
-    Att att = attempts.get(h.attempt);
-    long budgetMs = Math.min(serverMs, att.minPend);
+  private void grant(HandleModel h, long start, long wallStart, long serverMs) {
+    AttemptModel att = attempts.get(h.attempt);
+    long budgetMs = Math.min(serverMs, att.ambiguousRenewCap);
     h.dl = start + Math.max(0, budgetMs) * 1_000_000L - drift;
-    h.hs = att.relPend ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
+    h.hs = att.ambiguousRelease ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
     h.wallExpiry = wallStart + Math.max(0, serverMs) * 1_000_000L;
     expire(h);
   }
@@ -351,13 +351,13 @@ public final class LeaseModel {
     long start = cnow;
     long wallStart = wall();
     Fault f = faults.pollFirst();
-    if (f == Fault.NOT_SENT) {
+    if (f == Fault.REFUSE_BEFORE_SEND) {
       return Outcome.of("Unavailable");
     }
-    if (f == Fault.OVERLOADED) {
+    if (f == Fault.REFUSE) {
       return Outcome.timed("Overloaded", contention);
     }
-    if (f == Fault.DELAY) {
+    if (f == Fault.TIMEOUT) {
       delayed.add(new Req("acquire", a, ttlMs));
       return Outcome.of("Indeterminate");
     }
@@ -382,7 +382,7 @@ public final class LeaseModel {
 
   /** Returns the handle id, or {@link Outcome#NEW_HANDLE}'s future id as a fresh index. */
   private int open(int a, long token, long start, long wallStart, long serverMs, int replayInto) {
-    Att att = attempts.get(a);
+    AttemptModel att = attempts.get(a);
     // RedisLeaseAdapter absorbs only a replay of the handle's own grant (same fencing token): after
     // a new grant (the old lease was released or expired) it opens a new handle.
     if (replayInto >= 0 && handles.get(replayInto).grant == holderGrant
@@ -390,12 +390,12 @@ public final class LeaseModel {
       return replayInto;
     }
     if (att.handle >= 0) {
-      Hdl prev = expire(handles.get(att.handle));
+      HandleModel prev = expire(handles.get(att.handle));
       if (prev.hs.isLive()) {
         prev.hs = LeaseState.LOST; // superseded: the server had lost the old lease
       }
     }
-    Hdl h = new Hdl(a);
+    HandleModel h = new HandleModel(a);
     h.tok = token;
     h.grant = holderGrant;
     grant(h, start, wallStart, serverMs);
@@ -408,7 +408,7 @@ public final class LeaseModel {
    * RedisLeaseHandle.absorbReplay: a live handle adopts the replay's belief (the server's report
    * from this send is a lower bound of its expiry, even when shorter than the old one).
    */
-  private boolean absorb(Hdl b, long start, long wallStart, long serverMs) {
+  private boolean absorb(HandleModel b, long start, long wallStart, long serverMs) {
     expire(b);
     if (!b.hs.isLive()) {
       return false;
@@ -422,28 +422,28 @@ public final class LeaseModel {
     if (ttlMs * 1_000_000L <= drift) {
       return Outcome.of("IllegalArgumentException");
     }
-    Hdl h = expire(handles.get(hid));
-    Att att = attempts.get(h.attempt);
-    if (!h.hs.isLive() || (h.hs == LeaseState.UNKNOWN && att.relPend)) {
+    HandleModel h = expire(handles.get(hid));
+    AttemptModel att = attempts.get(h.attempt);
+    if (!h.hs.isLive() || (h.hs == LeaseState.UNKNOWN && att.ambiguousRelease)) {
       return Outcome.of("NotActive", h.hs.name());
     }
     long start = cnow;
     long wallStart = wall();
     Fault f = faults.pollFirst();
-    if (f == Fault.NOT_SENT) {
+    if (f == Fault.REFUSE_BEFORE_SEND) {
       return Outcome.of("Unavailable");
     }
-    if (f == Fault.OVERLOADED) {
+    if (f == Fault.REFUSE) {
       return Outcome.timed("Overloaded", contention);
     }
     int status = 0;
-    if (f == Fault.DELAY) {
+    if (f == Fault.TIMEOUT) {
       delayed.add(new Req("renew", h.attempt, ttlMs));
     } else {
       status = renewScript(h.attempt, ttlMs);
     }
-    if (f == Fault.DELAY || f == Fault.LOSE_REPLY) {
-      att.minPend = Math.min(att.minPend, ttlMs);
+    if (f == Fault.TIMEOUT || f == Fault.LOSE_REPLY) {
+      att.ambiguousRenewCap = Math.min(att.ambiguousRenewCap, ttlMs);
       long shorter = start + ttlMs * 1_000_000L - drift;
       if (expire(h).hs.isLive()) {
         h.hs = LeaseState.UNKNOWN;
@@ -471,26 +471,26 @@ public final class LeaseModel {
 
   /** Release(h) through to its outcome. */
   public Outcome release(int hid) {
-    Hdl h = expire(handles.get(hid));
-    Att att = attempts.get(h.attempt);
+    HandleModel h = expire(handles.get(hid));
+    AttemptModel att = attempts.get(h.attempt);
     if (!h.hs.isLive()) {
       return Outcome.of("NotActive", h.hs.name());
     }
     Fault f = faults.pollFirst();
-    if (f == Fault.NOT_SENT) {
+    if (f == Fault.REFUSE_BEFORE_SEND) {
       return Outcome.of("Unavailable");
     }
-    if (f == Fault.OVERLOADED) {
+    if (f == Fault.REFUSE) {
       return Outcome.timed("Overloaded", contention);
     }
     int status = 0;
-    if (f == Fault.DELAY) {
+    if (f == Fault.TIMEOUT) {
       delayed.add(new Req("release", h.attempt, 0));
     } else {
       status = releaseScript(h.attempt);
     }
-    if (f == Fault.DELAY || f == Fault.LOSE_REPLY) {
-      att.relPend = true;
+    if (f == Fault.TIMEOUT || f == Fault.LOSE_REPLY) {
+      att.ambiguousRelease = true;
       if (expire(h).hs.isLive()) {
         h.hs = LeaseState.UNKNOWN;
       }
@@ -506,7 +506,7 @@ public final class LeaseModel {
   /** Inspect(a): read-only. */
   public Outcome inspect(int a) {
     Fault f = faults.pollFirst();
-    if (f == Fault.NOT_SENT || f == Fault.OVERLOADED) {
+    if (f == Fault.REFUSE_BEFORE_SEND || f == Fault.REFUSE) {
       return Outcome.of("Unavailable");
     }
     if (f != null) {
@@ -525,13 +525,13 @@ public final class LeaseModel {
   }
 
   public long remaining(int hid) {
-    Hdl h = expire(handles.get(hid));
+    HandleModel h = expire(handles.get(hid));
     return h.hs == LeaseState.ACTIVE ? Math.max(0, h.dl - cnow) : 0;
   }
 
   /** Effect(h): the fenced store accepts iff token >= the highest it accepted. */
   public boolean effect(int hid) {
-    Hdl h = handles.get(hid);
+    HandleModel h = handles.get(hid);
     if (h.tok <= 0 || h.tok < storeHigh) {
       return false;
     }
@@ -608,12 +608,12 @@ public final class LeaseModel {
     return fence;
   }
 
-  public boolean relPend(int a) {
-    return attempts.get(a).relPend;
+  public boolean ambiguousRelease(int a) {
+    return attempts.get(a).ambiguousRelease;
   }
 
-  public long minPend(int a) {
-    return attempts.get(a).minPend;
+  public long ambiguousRenewCap(int a) {
+    return attempts.get(a).ambiguousRenewCap;
   }
 
   public int storeLast() {
@@ -628,7 +628,7 @@ public final class LeaseModel {
 
   /** Adopts what the adapter reported where the model only had an approximation. */
   public void pin(int hid, long deadline, long token, long wallExpiry) {
-    Hdl h = handles.get(hid);
+    HandleModel h = handles.get(hid);
     h.dl = deadline;
     h.wallExpiry = wallExpiry;
     if (token > 0) {

@@ -10,39 +10,40 @@ import java.util.function.Supplier;
 /**
  * Wraps a gateway and, for the next calls, injects a fault: apply then lose the reply, or fail
  * before sending. Counts the calls that reached the delegate, so a test can assert that nothing
- * was sent.
+ * was sent. The faults are named like the kit's ({@code dev.leasehold.testkit.fault.Fault}); this
+ * small copy exists because impl's tests cannot depend on the kit, which depends on impl.
  */
-final class FaultyGateway implements LeaseGateway {
-  enum Fault { NONE, LOSE_REPLY, NOT_SENT, OVERLOADED }
+final class StubFaultGateway implements LeaseGateway {
+  enum Injected { NONE, LOSE_REPLY, REFUSE_BEFORE_SEND, REFUSE }
 
   private final LeaseGateway delegate;
-  private final Deque<Fault> next = new ArrayDeque<>();
+  private final Deque<Injected> next = new ArrayDeque<>();
   final AtomicInteger sent = new AtomicInteger();
 
-  FaultyGateway(LeaseGateway delegate) {
+  StubFaultGateway(LeaseGateway delegate) {
     this.delegate = delegate;
   }
 
-  synchronized FaultyGateway then(Fault fault) {
+  synchronized StubFaultGateway then(Injected fault) {
     next.addLast(fault);
     return this;
   }
 
-  private synchronized Fault take() {
-    return next.isEmpty() ? Fault.NONE : next.removeFirst();
+  private synchronized Injected take() {
+    return next.isEmpty() ? Injected.NONE : next.removeFirst();
   }
 
   private <T> T call(Supplier<T> command) {
-    Fault fault = take();
+    Injected fault = take();
     switch (fault) {
-      case NOT_SENT:
+      case REFUSE_BEFORE_SEND:
         throw new GatewayException(Failure.NOT_SENT, "injected: not connected");
-      case OVERLOADED:
+      case REFUSE:
         throw new GatewayException(Failure.OVERLOADED, "injected: BUSY");
       default:
         sent.incrementAndGet();
         T reply = command.get();
-        if (fault == Fault.LOSE_REPLY) {
+        if (fault == Injected.LOSE_REPLY) {
           throw new GatewayException(Failure.AMBIGUOUS, "injected: reply lost after the server applied it");
         }
         return reply;
