@@ -4,18 +4,13 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Keeps leases renewed. Each {@link #watch registration} renews its handle with the TTL it was
@@ -45,7 +40,6 @@ import org.slf4j.LoggerFactory;
  * <p>This class is threadsafe.
  */
 public final class LeaseWatchdog implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   /** Live registrations allowed at once. Defaults to 1024. */
@@ -109,7 +103,7 @@ public final class LeaseWatchdog implements AutoCloseable {
   private final boolean ownsExecutor;
   private final int maxRegistrations;
   private final LongSupplier monotonicNanos;
-  private final Set<Watch> live = ConcurrentHashMap.newKeySet();
+  private final Set<LeaseWatch> live = ConcurrentHashMap.newKeySet();
   private final AtomicInteger reserved = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -169,9 +163,10 @@ public final class LeaseWatchdog implements AutoCloseable {
       throw new RegistrationRefusedException("the watchdog already watches " + maxRegistrations + " leases");
     }
     long now = monotonicNanos.getAsLong();
-    Watch watch = new Watch(handle, ttl, stopAfter == null ? null : now + stopAfter.toNanos(), listener);
+    LeaseWatch watch = new LeaseWatch(executor, monotonicNanos, this::ended, handle, ttl,
+        stopAfter == null ? null : now + stopAfter.toNanos(), listener);
     live.add(watch);
-    watch.schedule(firstDelay(handle, ttl));
+    watch.start();
     return watch;
   }
 
@@ -180,24 +175,9 @@ public final class LeaseWatchdog implements AutoCloseable {
     return live.size();
   }
 
-  private long firstDelay(LeaseHandle handle, Duration ttl) {
-    return cadence(ttl, handle.remainingValidity());
-  }
-
-  /** {@code ttl / divisor}, but no later than half of what is left, and not below the minimum. */
-  private static long cadence(Duration ttl, Duration remaining) {
-    long regular = ttl.toNanos() / DEFAULT_RENEW_DIVISOR;
-    long safe = remaining.toNanos() / 2;
-    return Math.max(DEFAULT_MIN_INTERVAL.toNanos(), Math.min(regular, safe));
-  }
-
-  /** After a definite failure: try again soon, a third of what is left, at most {@code ttl / 10}. */
-  private static long retryDelay(Duration ttl, Duration remaining, Duration hint) {
-    long soon = Math.min(ttl.toNanos() / 10, remaining.toNanos() / 3);
-    if (hint != null) {
-      soon = Math.min(soon, hint.toNanos());
-    }
-    return Math.max(DEFAULT_MIN_INTERVAL.toNanos(), soon);
+  private void ended(LeaseWatch watch) {
+    live.remove(watch);
+    reserved.decrementAndGet();
   }
 
   /**
@@ -211,7 +191,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    for (Watch watch : live) {
+    for (LeaseWatch watch : live) {
       watch.cancel();
     }
     if (ownsExecutor) {
@@ -224,153 +204,6 @@ public final class LeaseWatchdog implements AutoCloseable {
         executor.shutdownNow();
         Thread.currentThread().interrupt();
       }
-    }
-  }
-
-  private final class Watch implements Registration, Runnable {
-    private final LeaseHandle handle;
-    private final Duration ttl;
-    private final Long stopAt;
-    private final LossListener listener;
-    private final AtomicBoolean done = new AtomicBoolean();
-    private final AtomicLong renewals = new AtomicLong();
-    private volatile ScheduledFuture<?> next;
-
-    Watch(LeaseHandle handle, Duration ttl, Long stopAt, LossListener listener) {
-      this.handle = handle;
-      this.ttl = ttl;
-      this.stopAt = stopAt;
-      this.listener = listener;
-    }
-
-    void schedule(long delayNanos) {
-      if (done.get()) {
-        return;
-      }
-      long delay = delayNanos;
-      if (stopAt != null) {
-        delay = Math.max(0, Math.min(delay, stopAt - monotonicNanos.getAsLong()));
-      }
-      try {
-        next = executor.schedule(this, delay, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException e) {
-        // The executor is shutting down: nothing will renew this lease any more.
-        log.debug("watchdog executor refused a renewal of {}", handle);
-        end();
-        return;
-      }
-      if (done.get()) {
-        next.cancel(false);
-      }
-    }
-
-    @Override
-    public void run() {
-      try {
-        tick();
-      } catch (RuntimeException e) {
-        // A handle must not throw, but a bug in one must not stop the others: try again soon.
-        log.warn("renewing {} failed unexpectedly; retrying", handle, e);
-        schedule(retryDelay(ttl, handle.remainingValidity(), null));
-      }
-    }
-
-    private void tick() {
-      if (done.get()) {
-        return;
-      }
-      if (stopAt != null && monotonicNanos.getAsLong() - stopAt >= 0) {
-        log.debug("watchdog deadline reached for {}; renewals stop", handle);
-        end();
-        return;
-      }
-      LeaseState before = handle.state();
-      if (before == LeaseState.RELEASED) {
-        end();
-        return;
-      }
-      if (before == LeaseState.LOST) {
-        report(before, "local validity ran out before the renewal");
-        return;
-      }
-      // UNKNOWN may be the application's release in flight: renew waits for it and answers from
-      // what it left (RELEASED ends quietly; a pending release gives NotActive(UNKNOWN), reported).
-      RenewOutcome outcome = handle.renew(ttl);
-      if (outcome instanceof RenewOutcome.Renewed r) {
-        renewals.incrementAndGet();
-        log.debug("renewed {}, valid for {}", handle, r.validity());
-        schedule(cadence(ttl, r.validity()));
-      } else if (outcome instanceof RenewOutcome.Lost l) {
-        report(LeaseState.LOST, l.reason());
-      } else if (outcome instanceof RenewOutcome.NotActive n) {
-        if (n.state() == LeaseState.RELEASED) {
-          end();
-        } else {
-          report(n.state(), "lease not active: " + n.state());
-        }
-      } else if (outcome instanceof RenewOutcome.Indeterminate i) {
-        LeaseState now = handle.state();
-        if (now == LeaseState.RELEASED) {
-          end();
-        } else {
-          report(now == LeaseState.ACTIVE ? LeaseState.UNKNOWN : now, "renewal unanswered: " + i.reason());
-        }
-      } else {
-        // Unavailable or Overloaded: definitely not applied, the handle is unchanged. UNKNOWN here
-        // is another thread's request in flight; the next renewal settles it.
-        LeaseState now = handle.state();
-        if (now == LeaseState.ACTIVE || now == LeaseState.UNKNOWN) {
-          Duration hint = outcome instanceof RenewOutcome.Overloaded o ? o.retryAfter() : null;
-          log.debug("renewal of {} not applied ({}); retrying", handle, outcome);
-          schedule(retryDelay(ttl, handle.remainingValidity(), hint));
-        } else if (now == LeaseState.RELEASED) {
-          end();
-        } else {
-          report(now, "renewals failed until the lease ran out: " + outcome);
-        }
-      }
-    }
-
-    private void report(LeaseState state, String reason) {
-      if (!end()) {
-        return;
-      }
-      log.warn("lease {} is {}: {}", handle, state, reason);
-      try {
-        listener.onLoss(new LeaseLoss(handle, state, reason));
-      } catch (RuntimeException e) {
-        log.warn("loss listener for {} threw", handle, e);
-      }
-    }
-
-    /** Ends the registration; true for the one caller that ended it. */
-    private boolean end() {
-      if (!done.compareAndSet(false, true)) {
-        return false;
-      }
-      live.remove(this);
-      reserved.decrementAndGet();
-      return true;
-    }
-
-    @Override
-    public void cancel() {
-      if (end()) {
-        ScheduledFuture<?> pending = next;
-        if (pending != null) {
-          pending.cancel(false);
-        }
-      }
-    }
-
-    @Override
-    public boolean isActive() {
-      return !done.get();
-    }
-
-    @Override
-    public long renewals() {
-      return renewals.get();
     }
   }
 

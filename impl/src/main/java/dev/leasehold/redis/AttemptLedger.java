@@ -34,21 +34,21 @@ final class AttemptLedger {
   static final class Flight {
     /** The TTL this request itself may set: a renew's, or none for an acquire (it never extends). */
     private final long renewTtlMs;
-    private long floorMs;
+    private long capMs;
     private boolean releaseSeen;
 
-    private Flight(long renewTtlMs, long floorMs, boolean releaseSeen) {
+    private Flight(long renewTtlMs, long capMs, boolean releaseSeen) {
       this.renewTtlMs = renewTtlMs;
-      this.floorMs = floorMs;
+      this.capMs = capMs;
       this.releaseSeen = releaseSeen;
     }
   }
 
   /** Open flights; a Flight's equals is identity. Few at a time (one per thread using the pair). */
   private final List<Flight> flights = new ArrayList<>();
-  private long ambiguousRenewFloorMs = Long.MAX_VALUE;
+  private long ambiguousRenewCapMs = Long.MAX_VALUE;
   private int releasesInFlight;
-  private boolean releasePending;
+  private boolean ambiguousRelease;
   /** Weak, so that the adapter's map of ledgers does not keep handles (and their attempts) alive. */
   private WeakReference<RedisLeaseHandle> handle = new WeakReference<>(null);
 
@@ -64,37 +64,37 @@ final class AttemptLedger {
   /** Opens the flight of a renew(ttl) about to be sent; it caps every flight already open. */
   synchronized Flight beginRenew(long ttlMs) {
     for (Flight f : flights) {
-      f.floorMs = Math.min(f.floorMs, ttlMs);
+      f.capMs = Math.min(f.capMs, ttlMs);
     }
     return open(ttlMs);
   }
 
-  /** Ends a renew; an ambiguous one stays a floor for every later budget of this pair. */
+  /** Ends a renew; an ambiguous one stays a cap on every later budget of this pair. */
   synchronized void endRenew(Flight flight, boolean ambiguous) {
     flights.remove(flight);
     if (ambiguous) {
-      ambiguousRenewFloorMs = Math.min(ambiguousRenewFloorMs, flight.renewTtlMs);
+      ambiguousRenewCapMs = Math.min(ambiguousRenewCapMs, flight.renewTtlMs);
     }
   }
 
   private Flight open(long renewTtlMs) {
-    Flight f = new Flight(renewTtlMs, renewFloorMs(), releaseMayDelete());
+    Flight f = new Flight(renewTtlMs, renewCapMs(), releaseMayDelete());
     flights.add(f);
     return f;
   }
 
   /** The longest budget (ms) any success of this pair may grant now: the smallest renew TTL in flight or ambiguous. */
-  synchronized long renewFloorMs() {
-    long floor = ambiguousRenewFloorMs;
+  synchronized long renewCapMs() {
+    long cap = ambiguousRenewCapMs;
     for (Flight f : flights) {
-      floor = Math.min(floor, f.renewTtlMs);
+      cap = Math.min(cap, f.renewTtlMs);
     }
-    return floor;
+    return cap;
   }
 
   /** The longest budget (ms) the success of {@code flight} may grant: capped by every renew seen during it or still pending. */
   synchronized long budgetCapMs(Flight flight) {
-    return Math.min(flight.floorMs, renewFloorMs());
+    return Math.min(flight.capMs, renewCapMs());
   }
 
   synchronized void beginRelease() {
@@ -106,12 +106,12 @@ final class AttemptLedger {
 
   synchronized void endRelease(boolean ambiguous) {
     releasesInFlight--;
-    releasePending |= ambiguous;
+    ambiguousRelease |= ambiguous;
   }
 
   /** Whether a RELEASE of this pair may still delete its lease: then no handle may be ACTIVE. */
   synchronized boolean releaseMayDelete() {
-    return releasePending || releasesInFlight > 0;
+    return ambiguousRelease || releasesInFlight > 0;
   }
 
   /** Whether the lease {@code flight} reports may be gone: a release overlapped it, or may still run. */

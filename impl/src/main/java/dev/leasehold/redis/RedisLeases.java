@@ -9,19 +9,11 @@ import dev.leasehold.lease.LeaseRunner;
 import dev.leasehold.lease.LeaseWatchdog;
 import dev.leasehold.lease.LeaseWork;
 import dev.leasehold.lease.MeteredLeasePort;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -60,11 +52,11 @@ public final class RedisLeases implements AutoCloseable {
   private final LeaseWatchdog watchdog;
   private final ReleaseSignals signals;
   private final LeaseRunner runner;
-  private final Deque<AutoCloseable> opened;
+  private final OpenedResources opened;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RedisLeases(RedisLeaseAdapter adapter, DistributedLeasePort port, LeaseWatchdog watchdog,
-      ReleaseSignals signals, LeaseRunner runner, Deque<AutoCloseable> opened) {
+  RedisLeases(RedisLeaseAdapter adapter, DistributedLeasePort port, LeaseWatchdog watchdog,
+      ReleaseSignals signals, LeaseRunner runner, OpenedResources opened) {
     this.adapter = adapter;
     this.port = port;
     this.watchdog = watchdog;
@@ -156,26 +148,8 @@ public final class RedisLeases implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    closeAll(opened);
+    opened.closeAll();
     log.info("Leasehold closed (namespace={})", adapter.config().namespace());
-  }
-
-  private static void closeAll(Deque<AutoCloseable> opened) {
-    RuntimeException first = null;
-    while (!opened.isEmpty()) {
-      try {
-        opened.pop().close();
-      } catch (Exception e) {
-        if (first == null) {
-          first = new LeaseException("closing Leasehold failed", e);
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
-    }
   }
 
   /**
@@ -185,23 +159,24 @@ public final class RedisLeases implements AutoCloseable {
    * <p>This class is not threadsafe.
    */
   public static final class Builder {
-    private final RedisURI uri;
-    private final RedisClient client;
-    private final RedisClusterClient clusterClient;
-    private boolean cluster;
-    private String namespace = RedisLeaseConfig.DEFAULT_NAMESPACE;
-    private int keyVersion = RedisLeaseConfig.DEFAULT_KEY_VERSION;
-    private Duration driftBudget = RedisLeaseConfig.DEFAULT_DRIFT_BUDGET;
-    private Duration contentionRetryAfter = RedisLeaseConfig.DEFAULT_CONTENTION_RETRY_AFTER;
-    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-    private FenceMode fenceMode = RedisLeaseConfig.DEFAULT_FENCE_MODE;
-    private int replicaAcks;
-    private Duration replicaAckTimeout = RedisLeaseConfig.DEFAULT_REPLICA_ACK_TIMEOUT;
-    private MeterRegistry meterRegistry;
-    private ScheduledExecutorService watchdogExecutor;
-    private int maxWatchdogRegistrations = LeaseWatchdog.DEFAULT_MAX_REGISTRATIONS;
-    private boolean releaseSignals = DEFAULT_RELEASE_SIGNALS;
-    private boolean interruptWorkOnLoss = DEFAULT_INTERRUPT_WORK_ON_LOSS;
+    // Package-private, not private: RedisLeasesAssembly reads them when it builds.
+    final RedisURI uri;
+    final RedisClient client;
+    final RedisClusterClient clusterClient;
+    boolean cluster;
+    String namespace = RedisLeaseConfig.DEFAULT_NAMESPACE;
+    int keyVersion = RedisLeaseConfig.DEFAULT_KEY_VERSION;
+    Duration driftBudget = RedisLeaseConfig.DEFAULT_DRIFT_BUDGET;
+    Duration contentionRetryAfter = RedisLeaseConfig.DEFAULT_CONTENTION_RETRY_AFTER;
+    Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    FenceMode fenceMode = RedisLeaseConfig.DEFAULT_FENCE_MODE;
+    int replicaAcks;
+    Duration replicaAckTimeout = RedisLeaseConfig.DEFAULT_REPLICA_ACK_TIMEOUT;
+    MeterRegistry meterRegistry;
+    ScheduledExecutorService watchdogExecutor;
+    int maxWatchdogRegistrations = LeaseWatchdog.DEFAULT_MAX_REGISTRATIONS;
+    boolean releaseSignals = DEFAULT_RELEASE_SIGNALS;
+    boolean interruptWorkOnLoss = DEFAULT_INTERRUPT_WORK_ON_LOSS;
 
     private Builder(RedisURI uri, RedisClient client, RedisClusterClient clusterClient) {
       this.uri = uri;
@@ -301,140 +276,7 @@ public final class RedisLeases implements AutoCloseable {
      * @throws LeaseException if connecting fails (everything opened so far is closed again)
      */
     public RedisLeases build() {
-      if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()
-          || commandTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
-        throw new IllegalArgumentException("commandTimeout must be in (0, 1 min] but was " + commandTimeout);
-      }
-      LeaseWatchdog.Builder watchdogBuilder = LeaseWatchdog.builder().maxRegistrations(maxWatchdogRegistrations);
-      // Validates every adapter setting before anything is opened (the gateway is a placeholder).
-      configure(RedisLeaseAdapter.builder(Unconnected.INSTANCE)).build();
-
-      Deque<AutoCloseable> opened = new ArrayDeque<>();
-      try {
-        StatefulConnection<String, String> commands;
-        ReleaseSignals signals = null;
-        LettuceLeaseGateway gateway;
-        String topology;
-        if (clusterClient != null || cluster) {
-          RedisClusterClient c = clusterClient;
-          if (c == null) {
-            c = RedisClusterClient.create(uri);
-            c.setOptions(ClusterClientOptions.builder(LettuceLeaseGateway.clientOptions(commandTimeout)).build());
-            opened.push(c::shutdown);
-          } else {
-            warnIfReplaying(c.getOptions());
-          }
-          StatefulRedisClusterConnection<String, String> connection = c.connect();
-          opened.push(connection::close);
-          // The URI is used as given (RedisURI.builder would drop a Sentinel URI's sentinels).
-          connection.setTimeout(commandTimeout);
-          commands = connection;
-          gateway = LettuceLeaseGateway.over(connection);
-          if (releaseSignals) {
-            signals = signals(c.connectPubSub());
-            opened.push(signals);
-          }
-          topology = "cluster";
-        } else {
-          RedisClient c = client;
-          if (c == null) {
-            c = RedisClient.create(uri);
-            c.setOptions(LettuceLeaseGateway.clientOptions(commandTimeout));
-            opened.push(c::shutdown);
-          } else {
-            warnIfReplaying(c.getOptions());
-          }
-          StatefulRedisConnection<String, String> connection = c.connect();
-          opened.push(connection::close);
-          connection.setTimeout(commandTimeout);
-          commands = connection;
-          gateway = LettuceLeaseGateway.over(connection);
-          if (releaseSignals) {
-            signals = signals(c.connectPubSub());
-            opened.push(signals);
-          }
-          topology = uri != null && uri.getSentinels() != null && !uri.getSentinels().isEmpty() ? "sentinel" : "standalone";
-        }
-        commands.setTimeout(commandTimeout);
-        opened.push(gateway);
-        RedisLeaseConfig.Builder config = configure(RedisLeaseAdapter.builder(gateway));
-        if (signals != null) {
-          config.sleeper(signals);
-        }
-        RedisLeaseAdapter adapter = config.build();
-        if (watchdogExecutor != null) {
-          watchdogBuilder.executor(watchdogExecutor);
-        }
-        LeaseWatchdog watchdog = watchdogBuilder.build();
-        opened.push(watchdog);
-        MeteredLeasePort metered = meterRegistry == null ? null : new MeteredLeasePort(adapter, meterRegistry);
-        DistributedLeasePort port = metered == null ? adapter : metered;
-        LeaseRunner runner = new LeaseRunner(port, watchdog, interruptWorkOnLoss,
-            metered == null ? null : metered::recordResult);
-        log.info("Leasehold opened (namespace={}, keyVersion={}, topology={}, releaseSignals={}, metrics={})",
-            namespace, keyVersion, topology, signals != null, metered != null);
-        return new RedisLeases(adapter, port, watchdog, signals, runner, opened);
-      } catch (RuntimeException e) {
-        try {
-          closeAll(opened);
-        } catch (RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        if (e instanceof LeaseException) {
-          throw e;
-        }
-        throw new LeaseException("could not connect to Redis", e instanceof GatewayException ? e : LettuceFailures.classify(e));
-      }
+      return RedisLeasesAssembly.assemble(this);
     }
-
-    private ReleaseSignals signals(StatefulRedisPubSubConnection<String, String> pubSub) {
-      pubSub.setTimeout(commandTimeout);
-      return ReleaseSignals.owning(pubSub);
-    }
-
-    private RedisLeaseConfig.Builder configure(RedisLeaseConfig.Builder b) {
-      return b.namespace(namespace).keyVersion(keyVersion).driftBudget(driftBudget)
-          .contentionRetryAfter(contentionRetryAfter).fenceMode(fenceMode).replicaAck(replicaAcks, replicaAckTimeout);
-    }
-
-    private static void warnIfReplaying(ClientOptions options) {
-      if (options.getDisconnectedBehavior() != ClientOptions.DisconnectedBehavior.REJECT_COMMANDS) {
-        log.warn("the injected lettuce client does not reject commands while disconnected: it may re-send "
-            + "an in-flight command after a reconnect; use LettuceLeaseGateway.clientOptions(...)");
-      }
-    }
-  }
-
-  /** A gateway that is never called: it lets the builder validate settings before connecting. */
-  private enum Unconnected implements LeaseGateway {
-    INSTANCE;
-
-    @Override
-    public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-      throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
-    }
-
-    @Override
-    public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-      throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
-    }
-
-    @Override
-    public GatewayReply.Change release(LeaseKeys keys, String ownership) {
-      throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
-    }
-
-    @Override
-    public GatewayReply.Inspect inspect(LeaseKeys keys, String ownership) {
-      throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
-    }
-
-    @Override
-    public long waitForReplicas(int replicas, Duration timeout) {
-      throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
-    }
-
-    @Override
-    public void close() {}
   }
 }

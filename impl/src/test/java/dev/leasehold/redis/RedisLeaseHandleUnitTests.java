@@ -136,7 +136,7 @@ class RedisLeaseHandleUnitTests {
     assertEquals(new RenewOutcome.Overloaded(Duration.ofMillis(50)), h.renew(Duration.ofMillis(100)));
     assertEquals(LeaseState.ACTIVE, h.state());
     assertEquals(Duration.ofMillis(990), h.remainingValidity());
-    // a definitely-unapplied short renew leaves no floor behind
+    // a definitely-unapplied short renew leaves no cap behind
     assertEquals(new RenewOutcome.Renewed(Duration.ofMillis(4_990)), h.renew(Duration.ofSeconds(5)));
   }
 
@@ -169,14 +169,14 @@ class RedisLeaseHandleUnitTests {
   }
 
   @Test
-  void definiteRenew_leavesNoFloor() {
+  void definiteRenew_leavesNoCap() {
     LeaseHandle h = hold(1_000);
     assertEquals(new RenewOutcome.Renewed(Duration.ofMillis(490)), h.renew(Duration.ofMillis(500)));
     assertEquals(new RenewOutcome.Renewed(Duration.ofMillis(4_990)), h.renew(Duration.ofSeconds(5)));
   }
 
   @Test
-  void ambiguousShorterRenew_isUnknown_deadlineCapped_andFloorsLaterBudgets() {
+  void ambiguousShorterRenew_isUnknown_deadlineCapped_andCapsLaterBudgets() {
     LeaseHandle h = hold(10_000);
     clock.advance(Duration.ofMillis(1_000));
     redis.loseNextReply("renew", false);
@@ -227,7 +227,7 @@ class RedisLeaseHandleUnitTests {
   }
 
   @Test
-  void renewInFlight_floorsAReplayBudget() {
+  void renewInFlight_capsAReplayBudget() {
     LeaseHandle h = hold(10_000);
     AtomicReference<Duration> seen = new AtomicReference<>();
     redis.onCall(op -> {
