@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The handle's state machine (PROTOCOL.md, "Precise rules as implemented") on a virtual clock. */
+/** The handle's state machine (spec/tla/Lease.tla: Renew, Release, State, Deliver) on a virtual clock. */
 class RedisLeaseHandleUnitTests {
   static final String PURPOSE = "handle-test";
   static final String DIGEST = ResourceDigests.sha256("r-1");

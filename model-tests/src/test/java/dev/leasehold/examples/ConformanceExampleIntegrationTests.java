@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.leasehold.testkit.LeaseConformance;
 import dev.leasehold.testkit.lease.PortFactory;
 import dev.leasehold.testkit.redis.RedisServerExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,6 +38,19 @@ class ConformanceExampleIntegrationTests {
         .assertConforms();
   }
   // README example: end
+
+  /** The README shows this file's example verbatim (indentation aside), so the two cannot drift. */
+  @Test
+  void theReadmeShowsThisExample() throws IOException {
+    String source = Files.readString(Path.of("src/test/java/dev/leasehold/examples/ConformanceExampleIntegrationTests.java"));
+    String example = source.substring(source.indexOf("// README example: begin") + 24, source.indexOf("  // README example: end"));
+    String readme = Files.readString(Path.of("../README.md"));
+    assertTrue(normalized(readme).contains(normalized(example).strip()), "README.md does not show the example of this class");
+  }
+
+  private static String normalized(String text) {
+    return text.lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));
+  }
 
   @Test
   void theRealServerRunRanEveryChain() {

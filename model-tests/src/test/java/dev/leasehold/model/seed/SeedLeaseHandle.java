@@ -13,7 +13,7 @@ import java.time.Instant;
 import java.util.OptionalLong;
 
 /**
- * The fixture's handle: with no defect switched on it follows notes/PROTOCOL.md like
+ * The fixture's handle: with no defect switched on it follows the spec like
  * RedisLeaseHandle; each {@link SeedDefect} puts back one behaviour of the seed walkthrough.
  *
  * <p>This class is threadsafe (every method is synchronized; the fixture is not about concurrency).

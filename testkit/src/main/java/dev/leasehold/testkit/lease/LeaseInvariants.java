@@ -103,10 +103,15 @@ public final class LeaseInvariants {
     }
   }
 
-  /** 4. A replay (the key already held this attempt) leaves the expiry alone. */
+  /**
+   * 4. A replay (the key already held this attempt) leaves the expiry alone. A step is a whole
+   * call: when the wait loop's tries span the key's expiry, an earlier try may grant anew (the
+   * fence moves) before a later one replays; the spec judges each try, so such a step is no replay
+   * of the lease seen before it.
+   */
   static void replayNeverExtends(StepEvent e, Snapshot after) {
     Snapshot b = e.before();
-    if (!e.outcome().variant().equals("ReplayedSameOperation") || b.holder() != e.attempt()) {
+    if (!e.outcome().variant().equals("ReplayedSameOperation") || b.holder() != e.attempt() || after.fence() != b.fence()) {
       return;
     }
     PropertyViolation.check(after.holder() == e.attempt() && after.expiryLo() <= b.expiryHi() + after.slack()

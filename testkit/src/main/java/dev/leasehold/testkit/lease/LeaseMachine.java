@@ -12,8 +12,8 @@ import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
 /**
- * The lease properties as a {@link StateMachine}: the actions of notes/PROTOCOL.md (newAttempt,
- * tryAcquire, replay, renew with any TTL, release, inspect, state, advanceTime) and every fault,
+ * The lease properties as a {@link StateMachine}: the actions of spec/tla/Lease.tla (newAttempt,
+ * tryAcquire, replay, renew with any TTL, release, inspect, state, tick, lag, pause, effect) and every fault,
  * with weights chosen so that a few hundred chains reach every outcome variant.
  *
  * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.

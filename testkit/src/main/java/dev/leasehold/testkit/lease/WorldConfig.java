@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  * @param excluded action names never generated
  * @param timeStepMicros the granularity of generated time steps (1000 = whole ms)
  * @param specConformant generate only what spec/Lease.tla can express (for trace validation)
- * @param maxTimeStepMs the longest advanceTime step
+ * @param maxTimeStepMs the longest tick
  * @param waits whether tryAcquire may ask for a wait timeout (the wait loop)
  * @param waived invariants not checked (only those a restart is known to break)
  */

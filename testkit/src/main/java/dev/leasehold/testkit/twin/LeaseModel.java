@@ -16,7 +16,7 @@ import java.util.List;
  * the granularity of one Java call: where the spec splits a call into Send, Apply, LoseReply,
  * Timeout and Deliver, one method here takes all of them in the order the armed fault dictates.
  *
- * <p>Where the spec abstracts, this follows the implemented rules of notes/PROTOCOL.md exactly
+ * <p>Where the spec abstracts, this follows the rules RedisLeaseHandle and RedisLeaseAdapter implement exactly
  * (one live handle per attempt: a replay refreshes it, a new grant supersedes it; replay budget
  * {@code min(ttl, PTTL, ambiguousRenewCap) - drift}; a successful reply that finds the handle LOST leaves it
  * LOST), so that it can say exactly which outcome the adapter must return. Times are ns on the
