@@ -16,7 +16,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * A lease held through a {@link RedisLeaseAdapter}: the client half of the protocol in
- * {@code spec/Lease.tla}. The belief (state, local deadline, server expiry, the request in flight)
+ * {@code spec/tla/Lease.tla}. The belief (state, local deadline, server expiry, the request in flight)
  * is one immutable {@link Belief} swapped atomically, so {@link #state()} never blocks and always
  * agrees with the last outcome; renew and release are serialized by a lock so a watchdog thread
  * and the application thread never have two requests of one handle in flight. While one is in
