@@ -1,0 +1,116 @@
+package dev.leasehold.testkit.tlc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Model-checks every configuration of a folder with TLC and judges each against the expectation
+ * its .cfg states in a comment line: {@code \* Expected: PASS} or {@code \* Expected: FAIL:<property>}
+ * (TLC must then report exactly that property, named as the .cfg lists it).
+ *
+ * <p>This class is stateless and threadsafe; {@link #run} forks one TLC JVM per configuration.
+ */
+public final class ModelCheck {
+  private static final Pattern EXPECTED = Pattern.compile("\\\\\\*\\s*Expected:\\s*(PASS|FAIL:(\\w+))");
+  private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+  private ModelCheck() {}
+
+  /**
+   * One configuration and what came out of checking it.
+   *
+   * @param expected "PASS" or the property that must be violated
+   * @param result "PASS", the violated property, "TIMEOUT" or "ERROR(...)"
+   */
+  public record Result(String module, String expected, String result, TlcOutput output, double seconds) {
+    public boolean ok() {
+      return expected.equals(result);
+    }
+
+    public boolean expectedToPass() {
+      return expected.equals("PASS");
+    }
+  }
+
+  /**
+   * Checks each {@code <configs>.cfg} of {@code dir} (a regex over the file name without ".cfg"),
+   * {@code parallel} TLC JVMs at a time with {@code workers} workers each, raw output in {@code outDir}.
+   * The passing (long) configurations come first in the result, as in the report.
+   */
+  public static List<Result> run(Path dir, String configs, int parallel, String workers, Path outDir) {
+    List<Path> cfgs;
+    try (Stream<Path> files = Files.list(dir)) {
+      cfgs = files.filter(p -> p.getFileName().toString().matches(configs + "\\.cfg")).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    if (cfgs.isEmpty()) {
+      throw new IllegalArgumentException("no " + configs + ".cfg in " + dir);
+    }
+    List<Path> ordered = new ArrayList<>(cfgs);
+    ordered.sort(Comparator.comparing(c -> !expectation(c).equals("PASS")));
+    ExecutorService pool = Executors.newFixedThreadPool(parallel);
+    try {
+      List<Future<Result>> futures = new ArrayList<>();
+      for (Path cfg : ordered) {
+        futures.add(pool.submit(() -> check(cfg, workers, outDir)));
+      }
+      List<Result> results = new ArrayList<>();
+      for (Future<Result> f : futures) {
+        results.add(f.get());
+      }
+      return results;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The expectation a configuration states. */
+  public static String expectation(Path cfg) {
+    try {
+      Matcher m = EXPECTED.matcher(Files.readString(cfg));
+      if (!m.find()) {
+        throw new IllegalArgumentException(cfg + " lacks an '\\* Expected: PASS|FAIL:<property>' line");
+      }
+      return m.group(2) == null ? "PASS" : m.group(2);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Result check(Path cfg, String workers, Path outDir) {
+    String module = cfg.getFileName().toString().replace(".cfg", "");
+    Tlc.Run run = Tlc.check(cfg.getParent(), module, List.of("-tool", "-workers", workers, "-deadlock"),
+        outDir.resolve(module + ".out"), TIMEOUT);
+    TlcOutput out = TlcOutput.parse(run.output());
+    String result;
+    if (run.timedOut()) {
+      result = "TIMEOUT";
+    } else if (out.violated() != null) {
+      result = PropertyNames.canonical(out.violated(), cfg, cfg.resolveSibling("Lease.tla"));
+    } else if (run.exit() == 0) {
+      result = "PASS";
+    } else {
+      result = "ERROR(exit " + run.exit() + (out.error() == null ? "" : ": " + out.error()) + ")";
+    }
+    return new Result(module, expectation(cfg), result, out, run.seconds());
+  }
+}
