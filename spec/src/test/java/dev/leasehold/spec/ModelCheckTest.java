@@ -26,13 +26,14 @@ import org.junit.jupiter.api.Test;
  * Model-checks every configuration {@code tla/MC*.cfg} with TLC, each in its own forked JVM, and
  * asserts its expected result, which the .cfg states in its second comment line:
  * {@code \* Expected: PASS} or {@code \* Expected: FAIL:<invariant>} (TLC must report exactly
- * that invariant or property). Writes {@code target/model-check-report.md}: the table of results
- * and, for each expected failure, the counterexample as a numbered trace of the changed variables
- * and a Mermaid sequence diagram.
+ * that invariant or property); the header comment of its module must state the same. Writes
+ * {@code target/model-check-report.md}: the table of results and, for each expected failure, the
+ * counterexample as a numbered trace of the changed variables and a Mermaid sequence diagram.
  */
 class ModelCheckTest {
 
   private static final Pattern EXPECTED = Pattern.compile("\\\\\\*\\s*Expected:\\s*(PASS|FAIL:(\\w+))");
+  private static final Pattern EXPECTED_IN_MODULE = Pattern.compile("\\(\\*\\s*Expected:\\s*(PASS|FAIL:\\w+)");
   private static final Pattern MSG =
       Pattern.compile("@!@!@STARTMSG (\\d+):(\\d+) @!@!@\\R(.*?)@!@!@ENDMSG \\1 @!@!@", Pattern.DOTALL);
   private static final Pattern STATS = Pattern.compile("([\\d,]+) states generated, ([\\d,]+) distinct states found");
@@ -81,6 +82,10 @@ class ModelCheckTest {
         Matcher m = EXPECTED.matcher(Files.readString(cfg));
         assertTrue(m.find(), cfg + " lacks an '\\* Expected: PASS|FAIL:<invariant>' line");
         String module = cfg.getFileName().toString().replace(".cfg", "");
+        // The module's header states the expected result too: the two must not drift apart.
+        Matcher t = EXPECTED_IN_MODULE.matcher(Files.readString(tlaDir.resolve(module + ".tla")));
+        assertTrue(t.find() && t.group(1).equals(m.group(1)),
+            module + ".tla must state the same 'Expected: " + m.group(1) + "' as its .cfg");
         runs.add(new Run(module, m.group(2) == null ? "PASS" : m.group(2)));
       }
     }
@@ -404,7 +409,7 @@ class ModelCheckTest {
     return attempt == null ? name : name + "(" + attempt + ")";
   }
 
-  private static final List<String> PER_ATTEMPT = List.of("call", "hs", "dl", "tok", "hgrant", "minPend", "relPend", "seen", "sent");
+  private static final List<String> PER_ATTEMPT = List.of("call", "hs", "dl", "tok", "hgrant", "ambiguousRenewCap", "ambiguousRelease", "seen", "sent");
 
   private static String actor(Map<String, String> before, Map<String, String> after) {
     for (String v : PER_ATTEMPT) {
