@@ -35,10 +35,15 @@
 (*    a paused client that writes to it on stale belief;                   *)
 (*  - a failover (promotes the last replicated state) and a restart (an    *)
 (*    empty server), both of which lose recent writes, with the three      *)
-(*    durability modes of the fencing counter;                             *)
-(*  - the seed system's defects, and the adapter's own before issue 12,    *)
-(*    each behind a flag in Defects, so that the MC*.tla configurations    *)
-(*    can show each counterexample.                                        *)
+(*    durability modes of the fencing counter.                             *)
+(*                                                                         *)
+(* This module is the contract: it has no checking bounds and no defects.  *)
+(* The MC*.tla modules model-check it: MCBase.tla bounds the state space,  *)
+(* and each MC<Defect>.tla shows a counterexample by overriding, in its    *)
+(* .cfg, one or two of the operators below that the seed system or the     *)
+(* adapter before issue 12 got wrong: SameValue, ReplayedServer, TtlOk,    *)
+(* CanRenew, StoredState, Deadline, RenewUnanswered, BudgetCap,            *)
+(* ReleaseMayDelete, Granted and RenewReply.                               *)
 (*                                                                         *)
 (* What is omitted: liveness (only safety properties are stated), the      *)
 (* wait loop's sleeping (a retry is just another Replay), the byte format  *)
@@ -55,24 +60,19 @@
 EXTENDS Integers, FiniteSets
 
 CONSTANTS
-    Attempt,     \* The attempts (model values); each is ownerToken:operationId.
-    Owner,       \* The owner tokens (model values).
-    OwnerOf,     \* OwnerOf[a] is the owner token of attempt a.
-    None,        \* A model value that is not an attempt: "the key is absent".
-    Lane,        \* The client threads that may call on one attempt at once (model values).
-    Ttl,         \* The TTLs, in ticks, that a caller may ask for in tryAcquire/renew.
-    Drift,       \* The drift budget in ticks (LeaseRequest/adapter driftBudget).
-    MaxTime,     \* Bound of the server clock, used only by StateConstraint.
-    MaxGrants,   \* Bound of the number of grants, used only by StateConstraint.
-    MaxInFlight, \* Bound of the calls awaiting their reply at once, used only by StateConstraint.
-    MaxDelayed,  \* Bound of the delayed requests at once, used only by StateConstraint.
-    MaxCalls,    \* Bound of the calls the clients send in all, used only by StateConstraint.
-    Faults,      \* The faults that may happen, a subset of FaultNames.
-    Durability,  \* How the fencing counter survives failover: "Plain", "ClockFloor" or "ReplicaAck".
-    Defects      \* The defects switched back on, a subset of DefectNames ({} = the fixed protocol).
+    Attempt,       \* The attempts (model values); each is ownerToken:operationId.
+    Owner,         \* The owner tokens (model values).
+    OwnerOf,       \* OwnerOf[a] is the owner token of attempt a.
+    None,          \* A model value that is not an attempt: "the key is absent".
+    Lane,          \* The client threads that may call on one attempt at once (model values).
+    Ttl,           \* The TTLs, in ticks, that a caller may ask for in tryAcquire/renew.
+    Drift,         \* The drift budget in ticks (LeaseRequest/adapter driftBudget).
+    TokensPerTick, \* ClockFloor's scale: one tick of the server clock is TokensPerTick microseconds.
+    Faults,        \* The faults that may happen, a subset of FaultNames.
+    Durability     \* How the fencing counter survives failover: "Plain", "ClockFloor" or "ReplicaAck".
 
 (***************************************************************************)
-(* The names of the faults and of the defects.                             *)
+(* The names of the faults.                                                *)
 (***************************************************************************)
 FaultNames ==
     { "LoseReply",   \* a reply is lost after the script ran (LoseReply)
@@ -82,56 +82,43 @@ FaultNames ==
       "Failover",    \* a replica with an older state is promoted (Replicate, Failover)
       "Restart" }    \* the server restarts empty (Restart)
 
-DefectNames ==
-    { "ReplayFullTtl",        \* seed #3: a replay's budget is ttl - drift, not replyPTTL - drift
-      "RenewAfterLost",       \* seed #4: renew has no state precondition and does not restore ACTIVE
-      "LocalExpiryNotStored", \* seed #4: state() returns LOST on local expiry without storing it
-      "TtlCheckAfterSend",    \* seed: TTL <= drift is rejected only after the script ran
-      "TrustAmbiguousRenew",  \* an Indeterminate (maybe shorter) renew leaves the handle ACTIVE with its old deadline
-      "NoPendingBookkeeping", \* the per-attempt ledger (renews and releases in flight or ambiguous) is not kept
-      "ReplayExtends",        \* the ACQUIRE script extends the TTL on a replay (status 2)
-      "OwnerOnlyCompare",     \* the ACQUIRE script compares only the owner token, not the whole value
-      "RenewCapAtReply",      \* the adapter before issue 12: a success is capped by the renews still
-                              \* in flight when its reply arrives, not by all during its flight
-      "ReleaseCheckAtReply" } \* the adapter before issue 12: a success is kept from ACTIVE by a release
-                              \* still in flight when its reply arrives, not by one during its flight
+Durabilities == {"Plain", "ClockFloor", "ReplicaAck"}   \* The durability modes of the fencing counter.
 
-Durabilities == {"Plain", "ClockFloor", "ReplicaAck"}
-
+(***************************************************************************)
+(* ClockFloor issues token = max(counter + 1, serverTime), with the server *)
+(* time in microseconds: one tick of `now` is TokensPerTick of them.  This *)
+(* encodes the real-world assumptions exactly: at most one grant per       *)
+(* microsecond, the server clock does not go back across a failover or     *)
+(* restart, and a failover or restart takes at least one tick.  The first  *)
+(* one is a bound on behaviours, which an ASSUME cannot state: tokens stay *)
+(* unique across a failover only if every tick has fewer grants than       *)
+(* TokensPerTick (a tick's tokens start at now * TokensPerTick, and those  *)
+(* of tick 0 at 1).  This module does not bound grants per tick, so a      *)
+(* model must (MCBase: fewer grants in all than TokensPerTick).            *)
+(***************************************************************************)
 ASSUME /\ \A a \in Attempt : OwnerOf[a] \in Owner
        /\ None \notin Attempt
        /\ Lane # {}
        /\ Ttl \subseteq Nat \ {0} /\ Ttl # {}
        /\ Drift \in Nat
-       /\ MaxTime \in Nat /\ MaxGrants \in Nat /\ MaxInFlight \in Nat /\ MaxDelayed \in Nat /\ MaxCalls \in Nat
+       /\ TokensPerTick \in Nat \ {0}
        /\ Faults \subseteq FaultNames
        /\ Durability \in Durabilities
-       /\ Defects \subseteq DefectNames
 
-Min(x, y) == IF x <= y THEN x ELSE y
-Max(x, y) == IF x >= y THEN x ELSE y
+Min(x, y) == IF x <= y THEN x ELSE y   \* The smaller of two integers.
+Max(x, y) == IF x >= y THEN x ELSE y   \* The larger of two integers.
 
 MaxTtl == CHOOSE t \in Ttl : \A u \in Ttl : u <= t  \* The longest TTL a caller may ask for.
 NoPending == MaxTtl + 1     \* Stands for +infinity in a renew cap: no renew to allow for.
 SetMin(S) == IF S = {} THEN NoPending ELSE CHOOSE x \in S : \A y \in S : x <= y
                             \* The smallest TTL in S, NoPending for none.
 
-(***************************************************************************)
-(* ClockFloor issues token = max(counter + 1, serverTime).  We scale the   *)
-(* server clock: one tick is TokensPerTick microseconds, and the state     *)
-(* constraint allows at most MaxGrants < TokensPerTick grants in all.      *)
-(* This encodes the real-world assumptions exactly: at most one grant per  *)
-(* microsecond, the server clock does not go back across a failover or     *)
-(* restart, and a failover or restart takes at least one tick.             *)
-(***************************************************************************)
-TokensPerTick == MaxGrants + 1
-
 (* Tokens matter only to the fenced store, i.e. when clients may write     *)
 (* effects (Pause), and to WAIT (ReplicaAck).  Otherwise the counter, the  *)
 (* tokens and the grant ids stay 0: nothing reads them, and under          *)
 (* ClockFloor their values (the grant's tick) would multiply the states.   *)
-TrackTokens == "Pause" \in Faults \/ Durability = "ReplicaAck"
-Tracked(x) == IF TrackTokens THEN x ELSE 0
+TrackTokens == "Pause" \in Faults \/ Durability = "ReplicaAck"   \* Whether tokens are tracked.
+Tracked(x) == IF TrackTokens THEN x ELSE 0                       \* Token or grant id x, if tracked.
 
 HandleStates == {"NONE", "ACTIVE", "UNKNOWN", "LOST", "RELEASED"}  \* "NONE": no handle yet
 Live == {"ACTIVE", "UNKNOWN"}                                        \* states that may still send
@@ -141,38 +128,39 @@ Kinds == {"acquire", "renew", "release"}                             \* the muta
 NoReply == [status |-> 0, pttl |-> 0, token |-> 0, grant |-> 0, same |-> FALSE, holder |-> None]
                             \* The reply field of a call whose reply has not come yet.
 NoCall == [kind |-> "none", ttl |-> 0, start |-> 0, phase |-> "idle", reply |-> NoReply,
-           cap |-> NoPending, rel |-> FALSE, stale |-> FALSE]
+           cap |-> NoPending, releaseSeen |-> FALSE, stale |-> FALSE]
                             \* A lane with no outstanding call.
 Empty == [holder |-> None, expiry |-> 0, fence |-> 0, grant |-> 0]
                             \* A server with neither the lease key nor the fencing counter.
 
 -----------------------------------------------------------------------------
 VARIABLES
-    now,      \* The server clock, in ticks.
-    lag,      \* How far the client's monotonic clock is behind the server clock (0..Drift, never decreasing).
-    srv,      \* The server: [holder, expiry, fence, grant]; grant is a ghost (the grant id of the key).
-    replica,  \* The last replicated copy of srv: what a Failover promotes.
-    call,     \* call[a][l]: the outstanding call of attempt a on lane l (NoCall if none).
-    sent,     \* sent[a]: a tryAcquire of a was sent before, so the next send is a Replay.
-    hs,       \* hs[a]: the stored state of a's handle (RedisLeaseHandle.Belief.state); "NONE" before one exists.
-    dl,       \* dl[a]: the handle's local deadline on the client's monotonic clock.
-    tok,      \* tok[a]: the handle's fencing token (RedisLeaseHandle.fencingToken).
-    hgrant,   \* Ghost: hgrant[a] is the grant id behind a's handle.
-    hfrom,    \* Ghost: hfrom[a] is the attempt whose value the script that made a's handle found or wrote.
-    minPend,  \* minPend[a]: the smallest TTL of a's ambiguous renews (AttemptLedger.ambiguousRenewCapMs; NoPending = none).
-    relPend,  \* relPend[a]: an ambiguous release of a may still delete its lease (AttemptLedger.releasePending).
-    seen,     \* Ghost: seen[a] is the terminal state that was last reported to the caller of a's handle, or "NONE".
-    delayed,  \* The requests whose client gave up but that may still reach the server.
-    storeHigh,\* The fenced effect store: the highest token it accepted (0 at first).
-    storeLast,\* Ghost: the grant id behind the last write the store accepted.
-    storeMax, \* Ghost: the highest grant id behind any write the store accepted.
-    grants,   \* Ghost: how many grants ACQUIRE made so far (= the id of the latest grant).
-    calls     \* Ghost: how many calls the clients sent so far (bounded by StateConstraint).
+    now,               \* The server clock, in ticks.
+    lag,               \* How far the client's monotonic clock is behind the server clock (0..Drift, never decreasing).
+    srv,               \* The server: [holder, expiry, fence, grant]; grant is a ghost (the grant id of the key).
+    replica,           \* The last replicated copy of srv: what a Failover promotes.
+    call,              \* call[a][l]: the outstanding call of attempt a on lane l (NoCall if none).
+    sent,              \* sent[a]: a tryAcquire of a was sent before, so the next send is a Replay.
+    hs,                \* hs[a]: the stored state of a's handle (RedisLeaseHandle.Belief.state); "NONE" before one exists.
+    dl,                \* dl[a]: the handle's local deadline on the client's monotonic clock.
+    tok,               \* tok[a]: the handle's fencing token (RedisLeaseHandle.fencingToken).
+    hgrant,            \* Ghost: hgrant[a] is the grant id behind a's handle.
+    hfrom,             \* Ghost: hfrom[a] is the attempt whose value the script that made a's handle found or wrote.
+    ambiguousRenewCap, \* The smallest TTL of a's ambiguous renews (AttemptLedger.ambiguousRenewCapMs; NoPending = none).
+    ambiguousRelease,  \* An ambiguous release of a may still delete its lease (AttemptLedger.ambiguousRelease).
+    seen,              \* Ghost: seen[a] is the terminal state that was last reported to the caller of a's handle, or "NONE".
+    delayed,           \* The requests whose client gave up but that may still reach the server.
+    storeHigh,         \* The fenced effect store: the highest token it accepted (0 at first).
+    storeLast,         \* Ghost: the grant id behind the last write the store accepted.
+    storeMax,          \* Ghost: the highest grant id behind any write the store accepted.
+    grants,            \* Ghost: how many grants ACQUIRE made so far (= the id of the latest grant).
+    calls              \* Ghost: how many calls the clients sent so far (what a model bounds to stay finite).
 
-vars == <<now, lag, srv, replica, call, sent, hs, dl, tok, hgrant, hfrom, minPend, relPend, seen,
-          delayed, storeHigh, storeLast, storeMax, grants, calls>>
-handleVars == <<hs, dl, tok, hgrant, hfrom, minPend, relPend, seen>>   \* The client-side handle fields.
-storeVars == <<storeHigh, storeLast, storeMax>>                  \* The fenced effect store.
+(* Tuples of variables, for UNCHANGED and for the step formulas.         *)
+vars == <<now, lag, srv, replica, call, sent, hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease,
+          seen, delayed, storeHigh, storeLast, storeMax, grants, calls>>             \* All variables.
+handleVars == <<hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease, seen>>   \* The handle and its ledger.
+storeVars == <<storeHigh, storeLast, storeMax>>                                        \* The fenced effect store.
 
 cnow == now - lag      \* The client's monotonic clock (System.nanoTime in Java).
 
@@ -182,25 +170,49 @@ cnow == now - lag      \* The client's monotonic clock (System.nanoTime in Java)
 (* a replaced handle does not hold the new handle's lock).                *)
 (***************************************************************************)
 OwnCall(a, l) == call[a][l].kind \in {"renew", "release"} /\ ~call[a][l].stale
-Locked(a) == \E l \in Lane : OwnCall(a, l)
-OwnLane(a) == CHOOSE l \in Lane : OwnCall(a, l)   \* Meaningful only when Locked(a).
+                                     \* The call on a's lane l is the handle's own renew or release.
+Locked(a) == \E l \in Lane : OwnCall(a, l)        \* a's handle holds its lock (RedisLeaseHandle.requests).
+OwnLane(a) == CHOOSE l \in Lane : OwnCall(a, l)   \* The lane that holds it; meaningful only when Locked(a).
 
 (***************************************************************************)
-(* The ledger's view of the requests of a in flight (AttemptLedger): every *)
+(* The ledger (AttemptLedger) of attempt a: its requests in flight, every  *)
 (* lane's, stale ones included, since a stale request still runs on the    *)
-(* server against this attempt's value.                                    *)
+(* server against this attempt's value; the ones left ambiguous            *)
+(* (ambiguousRenewCap, ambiguousRelease); and the flight window of each    *)
+(* acquire or renew (the call fields cap and releaseSeen:                  *)
+(* AttemptLedger.Flight).                                                  *)
 (***************************************************************************)
 RenewTtlsInFlight(a, ls) == {call[a][l].ttl : l \in {m \in ls : call[a][m].kind = "renew"}}
+                                     \* The TTLs of a's renews in flight on the lanes ls.
 ReleaseInFlight(a, ls) == \E l \in ls : call[a][l].kind = "release"
+                                     \* A release of a is in flight on one of the lanes ls.
+
+(* The longest budget any success of a may get now: the smallest TTL of    *)
+(* its renews in flight or ambiguous, since any of them may still run      *)
+(* after the success's script and shorten the lease                        *)
+(* (AttemptLedger.renewCapMs).                                             *)
+RenewCap(a) == Min(ambiguousRenewCap[a], SetMin(RenewTtlsInFlight(a, Lane)))
+
+(* The longest budget the success of the call on a's lane l may get: also  *)
+(* capped by every renew of a in flight at any time during its flight      *)
+(* (AttemptLedger.budgetCapMs(Flight)), since a reply may land after the   *)
+(* reply of a renew that ran after its script.                             *)
+BudgetCap(a, l) == Min(call[a][l].cap, RenewCap(a))
+
+(* Whether a release of a may have deleted the lease after the script of   *)
+(* the call on a's lane l ran, or may still delete it: one was in flight   *)
+(* at any time during its flight, or is in flight or ambiguous now         *)
+(* (AttemptLedger.releaseMayDelete(Flight)).  For an idle lane, whose      *)
+(* window is empty, this is AttemptLedger.releaseMayDelete().              *)
+ReleaseMayDelete(a, l) == call[a][l].releaseSeen \/ ambiguousRelease[a] \/ ReleaseInFlight(a, Lane)
 
 (***************************************************************************)
 (* The local deadline the handle relies on now.  A renew's effect may      *)
 (* begin as soon as it is sent (it may shorten the lease), so while the    *)
 (* handle's renew(ttl) is in flight the deadline is                        *)
 (* min(dl, start + ttl - drift) (RedisLeaseHandle.Belief.validUntil).      *)
-(* TrustAmbiguousRenew trusts the old deadline instead.                    *)
 (***************************************************************************)
-Deadline(a) == IF Locked(a) /\ call[a][OwnLane(a)].kind = "renew" /\ "TrustAmbiguousRenew" \notin Defects
+Deadline(a) == IF Locked(a) /\ call[a][OwnLane(a)].kind = "renew"
                THEN Min(dl[a], call[a][OwnLane(a)].start + call[a][OwnLane(a)].ttl - Drift)
                ELSE dl[a]
 
@@ -212,6 +224,13 @@ Deadline(a) == IF Locked(a) /\ call[a][OwnLane(a)].kind = "renew" /\ "TrustAmbig
 Observed(a) == IF hs[a] \in Live /\ cnow >= Deadline(a) THEN "LOST"
                ELSE IF hs[a] = "ACTIVE" /\ Locked(a) /\ call[a][OwnLane(a)].kind = "release" THEN "UNKNOWN"
                ELSE hs[a]
+
+(***************************************************************************)
+(* The state a's handle stores once local expiry is applied: a live        *)
+(* handle whose deadline has passed is LOST.  state() and every call and   *)
+(* reply apply it first (RedisLeaseHandle.update: Belief.expire).          *)
+(***************************************************************************)
+StoredState(a) == IF hs[a] \in Live /\ cnow >= Deadline(a) THEN "LOST" ELSE hs[a]
 
 (***************************************************************************)
 (* Server s at time t: Redis forgets a key once its clock is past the      *)
@@ -227,20 +246,23 @@ Request == [a : Attempt, kind : Kinds, ttl : Nat]   \* A request in flight: no r
 (* window are never read again, so they are reset, which keeps the state  *)
 (* space small and changes no behaviour.  The kind, TTL and start stay:    *)
 (* Timeout and the handle's in-flight deadline still read them.            *)
-Forgotten(c, ph) == [c EXCEPT !.phase = ph, !.cap = NoPending, !.rel = FALSE,
+Forgotten(c, ph) == [c EXCEPT !.phase = ph, !.cap = NoPending, !.releaseSeen = FALSE,
                               !.reply = IF ph = "replied" THEN c.reply ELSE NoReply]
 
 Reply == [status : Int, pttl : Int, token : Nat, grant : Nat, same : BOOLEAN, holder : Attempt \cup {None}]
-        \* holder is a ghost: the attempt whose value the script found or wrote.
+        \* A script's reply.  holder is a ghost: the attempt whose value the script found or wrote.
 Call == [kind : Kinds \cup {"none"}, ttl : Nat, start : Nat,
          phase : {"idle", "sent", "replied", "refused", "lost"}, reply : Reply,
-         cap : 1..NoPending, rel : BOOLEAN, stale : BOOLEAN]
+         cap : 1..NoPending, releaseSeen : BOOLEAN, stale : BOOLEAN]
+        \* A call awaiting its reply.
         \* phase: sent (in flight), replied (applied, reply on its way), refused (not applied,
         \* the refusal on its way), lost (applied, the reply will never arrive).
-        \* cap, rel: the flight window (AttemptLedger.Flight): the smallest TTL of the attempt's
-        \* other renews in flight at any time since the send, and whether a release of it was.
+        \* cap, releaseSeen: the flight window (AttemptLedger.Flight.capMs, Flight.releaseSeen):
+        \* the smallest TTL of the attempt's other renews in flight at any time since the send,
+        \* and whether a release of it was.
         \* stale: the request of a handle that a newer handle of the attempt replaced.
 
+(* Every variable has the type its comment says.                           *)
 TypeOK ==
     /\ now \in Nat /\ lag \in 0..Drift
     /\ srv \in [holder : Attempt \cup {None}, expiry : Nat, fence : Nat, grant : Nat]
@@ -251,13 +273,14 @@ TypeOK ==
     /\ dl \in [Attempt -> Int]
     /\ tok \in [Attempt -> Nat] /\ hgrant \in [Attempt -> Nat]
     /\ hfrom \in [Attempt -> Attempt \cup {None}]
-    /\ minPend \in [Attempt -> 1..NoPending]
-    /\ relPend \in [Attempt -> BOOLEAN]
+    /\ ambiguousRenewCap \in [Attempt -> 1..NoPending]
+    /\ ambiguousRelease \in [Attempt -> BOOLEAN]
     /\ seen \in [Attempt -> {"NONE"} \cup Terminal]
     /\ delayed \subseteq Request
     /\ storeHigh \in Nat /\ storeLast \in Nat /\ storeMax \in Nat
     /\ grants \in Nat /\ calls \in Nat
 
+(* No key, no counter, no handle, no call.                                *)
 Init ==
     /\ now = 0 /\ lag = 0
     /\ srv = Empty /\ replica = Empty
@@ -267,8 +290,8 @@ Init ==
     /\ dl = [a \in Attempt |-> 0]
     /\ tok = [a \in Attempt |-> 0] /\ hgrant = [a \in Attempt |-> 0]
     /\ hfrom = [a \in Attempt |-> None]
-    /\ minPend = [a \in Attempt |-> NoPending]
-    /\ relPend = [a \in Attempt |-> FALSE]
+    /\ ambiguousRenewCap = [a \in Attempt |-> NoPending]
+    /\ ambiguousRelease = [a \in Attempt |-> FALSE]
     /\ seen = [a \in Attempt |-> "NONE"]
     /\ delayed = {}
     /\ storeHigh = 0 /\ storeLast = 0 /\ storeMax = 0
@@ -280,14 +303,18 @@ Init ==
 (* returns <<new server state, reply>>; they are atomic (one EVALSHA).     *)
 (***************************************************************************)
 
-(* Whether the key's value h is "the same value" as attempt a.  The fixed  *)
-(* scripts compare the whole ownerToken:operationId.                       *)
-SameValue(h, a) == IF "OwnerOnlyCompare" \in Defects
-                   THEN h # None /\ OwnerOf[h] = OwnerOf[a]
-                   ELSE h = a
+(* Whether the key's value h is "the same value" as attempt a: the        *)
+(* scripts compare the whole ownerToken:operationId (GET key == ARGV[1] in *)
+(* acquire.lua, renew.lua and release.lua).                                *)
+SameValue(h, a) == h = a
 
 (* Whether acquire.lua, run now for attempt a, takes its replay branch.    *)
 ReplayBranch(a) == srv.holder # None /\ SameValue(srv.holder, a)
+
+(* What acquire.lua's replay branch (status 2) leaves of server s, asked   *)
+(* for TTL t: s as it is.  It reports what is left and never extends, so a *)
+(* late replay cannot outlive the lease.                                   *)
+ReplayedServer(s, t) == s
 
 (* The next fencing token, issued by acquire.lua in the same script.       *)
 NextToken(s) == IF Durability = "ClockFloor"
@@ -304,7 +331,7 @@ AcquireScript(s, a, t) ==
          << [holder |-> a, expiry |-> now + t, fence |-> tk, grant |-> g],
             [status |-> 1, pttl |-> t, token |-> tk, grant |-> g, same |-> TRUE, holder |-> a] >>
     ELSE IF SameValue(s.holder, a)
-    THEN << IF "ReplayExtends" \in Defects THEN [s EXCEPT !.expiry = now + t] ELSE s,
+    THEN << ReplayedServer(s, t),
             [status |-> 2, pttl |-> s.expiry - now, token |-> s.fence, grant |-> s.grant,
              same |-> TRUE, holder |-> s.holder] >>
     ELSE << s, [status |-> 0, pttl |-> 0, token |-> 0, grant |-> 0,
@@ -333,6 +360,7 @@ InspectReply(a) ==
     IF srv.holder = None THEN [held |-> FALSE, mine |-> FALSE, pttl |-> 0, token |-> 0]
     ELSE [held |-> TRUE, mine |-> srv.holder = a, pttl |-> srv.expiry - now, token |-> srv.fence]
 
+(* The script of a request of kind k with TTL t for attempt a, on s.       *)
 Script(s, a, k, t) == CASE k = "acquire" -> AcquireScript(s, a, t)
                         [] k = "renew"   -> RenewScript(s, a, t)
                         [] k = "release" -> ReleaseScript(s, a)
@@ -343,13 +371,13 @@ GrantsAfter(k, r) == IF k = "acquire" /\ r.status = 1 THEN grants + 1 ELSE grant
 -----------------------------------------------------------------------------
 (* Sets handle a to state st with deadline d, token tk and grant g; sn is  *)
 (* what its caller was last told (seen) while it is live, fr the attempt   *)
-(* whose value its acquire reply found.  A LOST or       *)
-(* RELEASED handle's deadline is never read again, so it is reset (fewer   *)
-(* states, no behaviour changes); its token is still read by a paused      *)
-(* client's Effect, so it is kept.  The attempt's ledger (minPend,         *)
-(* relPend) outlives its handles: a replay after RELEASED or LOST opens a  *)
-(* new handle that a delayed request of the old one may still shorten or  *)
-(* delete.                                                                 *)
+(* whose value its acquire reply found. A LOST or RELEASED handle's        *)
+(* deadline is never read again, so it is reset (fewer states, no          *)
+(* behaviour changes); its token is still read by a paused client's        *)
+(* Effect, so it is kept. The attempt's ledger (ambiguousRenewCap,         *)
+(* ambiguousRelease) outlives its handles: a replay after RELEASED or LOST *)
+(* opens a new handle that a delayed request of the old one may still      *)
+(* shorten or delete.                                                      *)
 Handle(a, st, d, tk, g, sn, fr) ==
     /\ hs' = [hs EXCEPT ![a] = st]
     /\ hfrom' = [hfrom EXCEPT ![a] = fr]
@@ -357,7 +385,7 @@ Handle(a, st, d, tk, g, sn, fr) ==
     /\ tok' = [tok EXCEPT ![a] = tk]
     /\ hgrant' = [hgrant EXCEPT ![a] = g]
     /\ seen' = [seen EXCEPT ![a] = IF st \in Terminal THEN st ELSE sn]
-    /\ UNCHANGED <<minPend, relPend>>
+    /\ UNCHANGED <<ambiguousRenewCap, ambiguousRelease>>
 
 SetHandle(a, st, d, tk, g) == Handle(a, st, d, tk, g, seen[a], hfrom[a])   \* the same handle
 NewHandle(a, st, d, tk, g, fr) == Handle(a, st, d, tk, g, "NONE", fr)      \* a handle replacing a's old one
@@ -369,32 +397,39 @@ NewHandle(a, st, d, tk, g, fr) == Handle(a, st, d, tk, g, "NONE", fr)      \* a 
 (* with the renews and releases of the attempt in flight now, and widens  *)
 (* the window of every other call of the attempt in flight.               *)
 (***************************************************************************)
+(* The call that a send of kind k with TTL t on a's lane l opens, with the *)
+(* window AttemptLedger.beginAcquire/beginRenew opens: the renews and      *)
+(* releases of a in flight now (the ambiguous ones are read at the reply). *)
 (* A release reads neither its start nor its window: they stay at NoCall's *)
 (* values, which keeps the state space small.                              *)
 Opened(a, l, k, t) ==
     IF k = "release"
     THEN [NoCall EXCEPT !.kind = k, !.phase = "sent"]
     ELSE [kind |-> k, ttl |-> t, start |-> cnow, phase |-> "sent", reply |-> NoReply,
-          cap |-> SetMin(RenewTtlsInFlight(a, Lane \ {l})), rel |-> ReleaseInFlight(a, Lane \ {l}),
+          cap |-> SetMin(RenewTtlsInFlight(a, Lane \ {l})), releaseSeen |-> ReleaseInFlight(a, Lane \ {l}),
           stale |-> FALSE]
 
-(* Only a window that a reply may still read is widened: not a release's, *)
-(* nor a lost, refused or stale call's (Forgotten reset those).            *)
+(* Call c once a request of kind k with TTL t of the same attempt is sent: *)
+(* a renew caps its window (AttemptLedger.beginRenew caps every flight     *)
+(* already open), a release marks it (beginRelease).  Only a window that a *)
+(* reply may still read is widened: not a release's, nor a lost, refused   *)
+(* or stale call's (Forgotten reset those).                                *)
 Widened(c, k, t) == CASE c.kind \in {"none", "release"} \/ c.stale
                            \/ c.phase \in {"lost", "refused"} -> c
                       [] k = "renew"                    -> [c EXCEPT !.cap = Min(c.cap, t)]
-                      [] k = "release"                  -> [c EXCEPT !.rel = TRUE]
+                      [] k = "release"                  -> [c EXCEPT !.releaseSeen = TRUE]
                       [] OTHER                          -> c
 
+(* Attempt a sends a request of kind k with TTL t on its lane l.           *)
 Send(a, l, k, t) ==
     /\ call' = [call EXCEPT ![a] = [m \in Lane |-> IF m = l THEN Opened(a, l, k, t)
                                                    ELSE Widened(call[a][m], k, t)]]
     /\ calls' = calls + 1
 
-(* A TTL the client accepts: TTL <= drift is rejected before any I/O (a    *)
-(* stuttering step).  The seed (TtlCheckAfterSend) sent it and threw only  *)
-(* after the script ran, see Deliver.                                      *)
-TtlOk(t) == t > Drift \/ "TtlCheckAfterSend" \in Defects
+(* A TTL the client sends: TTL <= drift is rejected before any I/O        *)
+(* (RedisLeaseConfig.ttlMillis throws; a stuttering step).  A call sent    *)
+(* with such a TTL would return Rejected (ResultOf).                       *)
+TtlOk(t) == t > Drift
 
 (* RedisLeaseAdapter.newAttempt: a fresh owner token bound to an operation *)
 (* id.  Purely local, so a stuttering step here: the attempts exist from   *)
@@ -420,20 +455,17 @@ Replay(a, l, t) ==
     /\ Send(a, l, "acquire", t)
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants>>
 
-(* Whether a's handle may send a renew: not LOST/RELEASED (also not by     *)
-(* local expiry) and no release of the attempt pending or in flight.  The  *)
-(* seed had no precondition at all.                                        *)
-CanRenew(a) ==
-    IF "RenewAfterLost" \in Defects THEN hs[a] # "NONE"
-    ELSE /\ hs[a] \in Live /\ Observed(a) # "LOST"
-         /\ \/ "NoPendingBookkeeping" \in Defects
-            \/ ~relPend[a] /\ ~ReleaseInFlight(a, Lane)
+(* Whether a's handle may send a renew on the idle lane l: it is not       *)
+(* LOST/RELEASED (also not by local expiry), and no release of the         *)
+(* attempt is ambiguous or in flight (RedisLeaseHandle.renew's check       *)
+(* before AttemptLedger.beginRenew).                                       *)
+CanRenew(a, l) == hs[a] \in Live /\ Observed(a) # "LOST" /\ ~ReleaseMayDelete(a, l)
 
 (* RedisLeaseHandle.renew(ttl): sends renew.lua once it holds the handle's *)
 (* lock.  On a LOST/RELEASED handle it returns NotActive and sends nothing *)
 (* (a stuttering step).                                                    *)
 Renew(a, l, t) ==
-    /\ call[a][l] = NoCall /\ ~Locked(a) /\ CanRenew(a)
+    /\ call[a][l] = NoCall /\ ~Locked(a) /\ CanRenew(a, l)
     /\ TtlOk(t)
     /\ Send(a, l, "renew", t)
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants>>
@@ -451,15 +483,15 @@ Release(a, l) ==
 (* compare the Java result with InspectReply(a).                           *)
 Inspect(a) == UNCHANGED vars
 
-(* RedisLeaseHandle.state(): on local expiry, store LOST (it is terminal). *)
-(* The seed (LocalExpiryNotStored) returned LOST without storing it.       *)
+(* RedisLeaseHandle.state() on local expiry: its caller is told LOST      *)
+(* (seen), and the handle stores what local expiry leaves, StoredState(a): *)
+(* LOST, which is terminal.  (A live handle's caller was never told LOST,  *)
+(* so the second conjunct only keeps a handle that stores nothing from     *)
+(* telling it twice.)                                                      *)
 State(a) ==
     /\ hs[a] \in Live /\ cnow >= Deadline(a)
-    /\ IF "LocalExpiryNotStored" \in Defects
-       THEN /\ seen[a] # "LOST"
-            /\ seen' = [seen EXCEPT ![a] = "LOST"]
-            /\ UNCHANGED <<hs, dl, tok, hgrant, hfrom, minPend, relPend>>
-       ELSE SetHandle(a, "LOST", 0, tok[a], hgrant[a])
+    /\ seen[a] # "LOST"
+    /\ Handle(a, StoredState(a), dl[a], tok[a], hgrant[a], "LOST", hfrom[a])
     /\ UNCHANGED <<now, lag, srv, replica, call, sent, delayed, storeVars, grants, calls>>
 
 -----------------------------------------------------------------------------
@@ -503,37 +535,44 @@ LoseReply(a, l) ==
     /\ call' = [call EXCEPT ![a][l] = Forgotten(call[a][l], "lost")]
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants, calls>>
 
+(* The renew on a's lane l is left ambiguous (RedisLeaseHandle.renew-      *)
+(* Unanswered, AttemptLedger.endRenew with ambiguous = true): a live       *)
+(* handle becomes UNKNOWN and stores the deadline its renew in flight      *)
+(* already capped, Deadline(a) = min(old, start + ttl - drift), and the    *)
+(* ledger keeps the TTL as a cap on every later budget.  LOST and RELEASED *)
+(* stay; a stale renew changes only the ledger.                            *)
+RenewUnanswered(a, l) ==
+    LET c == call[a][l]
+        keep == c.stale \/ hs[a] \in Terminal IN
+    /\ hs' = IF keep THEN hs ELSE [hs EXCEPT ![a] = "UNKNOWN"]
+    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = Deadline(a)]
+    /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
+    /\ UNCHANGED <<tok, hgrant, hfrom, ambiguousRelease, seen>>
+
+(* The release on a's lane l is left ambiguous (RedisLeaseHandle.release-  *)
+(* Unanswered, AttemptLedger.endRelease with ambiguous = true): a live     *)
+(* handle becomes UNKNOWN, and the ledger keeps that a release may still   *)
+(* delete the lease.  LOST and RELEASED stay; a stale release changes only *)
+(* the ledger.                                                             *)
+ReleaseUnanswered(a, l) ==
+    /\ hs' = IF call[a][l].stale \/ hs[a] \in Terminal THEN hs ELSE [hs EXCEPT ![a] = "UNKNOWN"]
+    /\ ambiguousRelease' = [ambiguousRelease EXCEPT ![a] = TRUE]
+    /\ UNCHANGED <<dl, tok, hgrant, hfrom, ambiguousRenewCap, seen>>
+
 (* The client gives up on its call (command timeout, connection lost after *)
 (* the write): the outcome is Indeterminate.  If the request had not run   *)
-(* yet, it may still run later (Delay).  An ambiguous renew makes the      *)
-(* handle UNKNOWN with deadline min(old, start + ttl - drift) and records  *)
-(* its TTL in the ledger; an ambiguous release makes the handle UNKNOWN    *)
-(* and the ledger's release pending.  LOST and RELEASED stay; a stale      *)
-(* request changes only the ledger.                                        *)
+(* yet, it may still run later (Delay).  An acquire changes no handle.     *)
 Timeout(a, l) ==
-    LET c == call[a][l]
-        h == IF hs[a] \in Terminal THEN hs[a] ELSE "UNKNOWN"
-        keep == "NoPendingBookkeeping" \in Defects IN
+    LET c == call[a][l] IN
     /\ \/ c.phase = "lost"
        \/ c.phase = "sent" /\ "Delay" \in Faults
     /\ delayed' = IF c.phase = "sent"
                   THEN delayed \cup {[a |-> a, kind |-> c.kind, ttl |-> c.ttl]}
                   ELSE delayed
     /\ call' = [call EXCEPT ![a][l] = NoCall]
-    /\ CASE c.kind = "acquire" ->
-              UNCHANGED handleVars
-         [] c.kind = "renew" /\ "TrustAmbiguousRenew" \in Defects ->
-              UNCHANGED handleVars
-         [] c.kind = "renew" ->
-              /\ hs' = IF c.stale THEN hs ELSE [hs EXCEPT ![a] = h]
-              /\ dl' = IF c.stale \/ h \in Terminal THEN dl
-                       ELSE [dl EXCEPT ![a] = Min(dl[a], c.start + c.ttl - Drift)]
-              /\ minPend' = IF keep THEN minPend ELSE [minPend EXCEPT ![a] = Min(minPend[a], c.ttl)]
-              /\ UNCHANGED <<tok, hgrant, hfrom, relPend, seen>>
-         [] c.kind = "release" ->
-              /\ hs' = IF c.stale THEN hs ELSE [hs EXCEPT ![a] = h]
-              /\ relPend' = IF keep THEN relPend ELSE [relPend EXCEPT ![a] = TRUE]
-              /\ UNCHANGED <<dl, tok, hgrant, hfrom, minPend, seen>>
+    /\ CASE c.kind = "acquire" -> UNCHANGED handleVars
+         [] c.kind = "renew"   -> RenewUnanswered(a, l)
+         [] c.kind = "release" -> ReleaseUnanswered(a, l)
     /\ UNCHANGED <<now, lag, srv, replica, sent, storeVars, grants, calls>>
 
 (***************************************************************************)
@@ -545,42 +584,24 @@ Timeout(a, l) ==
 (* LOST, whatever the reply says.                                          *)
 (***************************************************************************)
 
-(* The cap that the attempt's ledger puts on a success's budget: the       *)
-(* smallest TTL of its ambiguous renews and of its other renews in flight  *)
-(* at any time during this call's flight (the flight window), since any of *)
-(* them may run after this call's script and shorten the lease.            *)
-(* RenewCapAtReply reads only the renews still in flight at the reply.     *)
-LedgerCap(a, l) ==
-    CASE "NoPendingBookkeeping" \in Defects -> NoPending
-      [] "RenewCapAtReply" \in Defects      -> Min(minPend[a], SetMin(RenewTtlsInFlight(a, Lane \ {l})))
-      [] OTHER                              -> Min(minPend[a], call[a][l].cap)
-
-(* Whether a release of the attempt may have deleted the lease after this  *)
-(* call's script ran: one is pending (ambiguous), or one was in flight at  *)
-(* any time during this call's flight.  ReleaseCheckAtReply: only one in   *)
-(* flight at the reply.                                                    *)
-ReleaseMayDelete(a, l) ==
-    CASE "NoPendingBookkeeping" \in Defects -> FALSE
-      [] "ReleaseCheckAtReply" \in Defects  -> relPend[a] \/ ReleaseInFlight(a, Lane \ {l})
-      [] OTHER                              -> relPend[a] \/ call[a][l].rel
-
 (* The handle state for a new local deadline d: ACTIVE only if it is still *)
-(* in the future and no release may have deleted the lease.               *)
+(* in the future and no release may have deleted the lease                *)
+(* (RedisLeaseHandle.granted, then Belief.expire).                         *)
 Fresh(a, l, d) == IF d <= cnow THEN "LOST"
                   ELSE IF ReleaseMayDelete(a, l) THEN "UNKNOWN"
                   ELSE "ACTIVE"
 
 (* What the server's reply says is left of the lease: a replay (status 2) *)
-(* gets min(request TTL, reply PTTL), a grant or a renew the request TTL.  *)
+(* gets min(request TTL, reply PTTL), a grant or a renew the request TTL   *)
+(* (serverMs in RedisLeaseAdapter.tryAcquire, ttlMs in                     *)
+(* RedisLeaseHandle.renewed).                                              *)
 Granted(a, l) == IF call[a][l].kind = "acquire" /\ call[a][l].reply.status = 2
                  THEN Min(call[a][l].ttl, call[a][l].reply.pttl) ELSE call[a][l].ttl
 
 (* The local deadline that the reply on a's lane l gives: measured from    *)
-(* start, the client's clock before the send, the granted time (seed       *)
-(* ReplayFullTtl: the request TTL) capped by the ledger, less the drift.   *)
-NewDeadline(a, l) ==
-    LET budget == IF "ReplayFullTtl" \in Defects THEN call[a][l].ttl ELSE Granted(a, l) IN
-    call[a][l].start + Min(budget, LedgerCap(a, l)) - Drift
+(* start, the client's clock before the send, the granted time capped by   *)
+(* the ledger, less the drift (RedisLeaseHandle.granted).                  *)
+NewDeadline(a, l) == call[a][l].start + Min(Granted(a, l), BudgetCap(a, l)) - Drift
 
 (* What RedisLeaseHandle.observedServerExpiry reports once the reply is    *)
 (* delivered: the server's expiry as the reply shows it, on the client's   *)
@@ -601,27 +622,35 @@ Absorbs(a, l) ==
     /\ hs[a] \in Live /\ Observed(a) # "LOST"
     /\ ~TrackTokens \/ call[a][l].reply.token = tok[a]
 
+(* What a reply 1 (renewed) to the renew on a's lane l does, as the record *)
+(* [state, deadline, outcome] (RedisLeaseHandle.renewed): local expiry     *)
+(* applies first, so a handle that is no longer live keeps its state (and  *)
+(* the renew returns Lost); a live one takes the new deadline and the      *)
+(* state Fresh gives for it, and the outcome follows from that state.      *)
+RenewReply(a, l) ==
+    LET d == NewDeadline(a, l)
+        st == IF StoredState(a) \in Live THEN Fresh(a, l, d) ELSE StoredState(a) IN
+    [state |-> st, deadline |-> d,
+     outcome |-> CASE st = "ACTIVE"  -> "Renewed"
+                   [] st = "UNKNOWN" -> "Indeterminate"
+                   [] OTHER          -> "Lost"]
+
 (* The outcome the call on a's lane l returns when its reply (or refusal)  *)
 (* is delivered now: the names of the Java outcome records.                *)
 ResultOf(a, l) ==
     LET c == call[a][l]
         r == c.reply IN
     CASE c.phase = "refused" -> "Overloaded"
-      [] c.ttl <= Drift /\ c.kind # "release" -> "Rejected"   \* TtlCheckAfterSend only
+      [] c.ttl <= Drift /\ c.kind # "release" -> "Rejected"   \* only if TtlOk let it be sent
       [] c.kind = "acquire" ->
             CASE r.status = 1 -> "Acquired"
               [] r.status = 2 -> "ReplayedSameOperation"
               [] r.same       -> "OwnerOperationConflict"
               [] OTHER        -> "Contended"
       [] c.kind = "renew" ->
-            CASE c.stale -> "Lost"   \* its handle was superseded: LOST
-              [] r.status = 1 /\ "RenewAfterLost" \in Defects -> "Renewed"
-              [] r.status = 1 /\ hs[a] \in Live
-                              /\ (Observed(a) # "LOST" \/ "LocalExpiryNotStored" \in Defects) ->
-                    CASE Fresh(a, l, NewDeadline(a, l)) = "ACTIVE"  -> "Renewed"
-                      [] Fresh(a, l, NewDeadline(a, l)) = "UNKNOWN" -> "Indeterminate"
-                      [] OTHER                                      -> "Lost"
-              [] OTHER -> "Lost"
+            CASE c.stale      -> "Lost"   \* its handle was superseded: LOST
+              [] r.status = 1 -> RenewReply(a, l).outcome
+              [] OTHER        -> "Lost"
       [] c.kind = "release" ->
             CASE r.status = 1 -> "Released"
               [] r.status = 0 -> "AlreadyAbsent"
@@ -647,26 +676,16 @@ DeliverAcquire(a, l) ==
                           ELSE call[a][m]]]
             /\ NewHandle(a, Fresh(a, l, d), d, r.token, r.grant, r.holder)
 
-(* Status 1 makes the handle ACTIVE again with the new budget, unless it   *)
-(* went LOST meanwhile, also by local expiry before the reply (it stays    *)
-(* LOST); 0 or -1 makes it LOST.  The seed (RenewAfterLost) replaced the   *)
-(* budget and kept the state field; with LocalExpiryNotStored nothing      *)
-(* stored the local expiry.                                                *)
+(* Status 1 makes the handle ACTIVE again with the new budget (or UNKNOWN  *)
+(* or LOST, see RenewReply); a handle that went LOST or RELEASED meanwhile *)
+(* stays so; 0 or -1 makes it LOST.                                        *)
 DeliverRenew(a, l) ==
-    LET c == call[a][l]
-        d == NewDeadline(a, l) IN
+    LET c == call[a][l] IN
     /\ call' = [call EXCEPT ![a][l] = NoCall]
-    /\ CASE c.stale ->
+    /\ CASE c.stale \/ hs[a] \in Terminal ->
               UNCHANGED handleVars
-         [] c.reply.status = 1 /\ "RenewAfterLost" \in Defects ->
-              /\ dl' = [dl EXCEPT ![a] = d]
-              /\ UNCHANGED <<hs, tok, hgrant, hfrom, minPend, relPend, seen>>
-         [] hs[a] \in Terminal ->
-              UNCHANGED handleVars
-         [] Observed(a) = "LOST" /\ "LocalExpiryNotStored" \notin Defects ->
-              SetHandle(a, "LOST", 0, tok[a], hgrant[a])
          [] c.reply.status = 1 ->
-              SetHandle(a, Fresh(a, l, d), d, tok[a], hgrant[a])
+              SetHandle(a, RenewReply(a, l).state, RenewReply(a, l).deadline, tok[a], hgrant[a])
          [] OTHER ->
               SetHandle(a, "LOST", 0, tok[a], hgrant[a])
 
@@ -678,8 +697,7 @@ DeliverRelease(a, l) ==
         st == IF c.reply.status \in {0, 1} THEN "RELEASED" ELSE "LOST" IN
     /\ call' = [call EXCEPT ![a][l] = NoCall]
     /\ IF c.stale \/ hs[a] \in Terminal THEN UNCHANGED handleVars
-       ELSE IF Observed(a) = "LOST" /\ "LocalExpiryNotStored" \notin Defects
-       THEN SetHandle(a, "LOST", 0, tok[a], hgrant[a])
+       ELSE IF StoredState(a) = "LOST" THEN SetHandle(a, "LOST", 0, tok[a], hgrant[a])
        ELSE SetHandle(a, st, 0, tok[a], hgrant[a])
 
 (* With ReplicaAck, a token is reported only after WAIT saw the replica    *)
@@ -692,8 +710,8 @@ Acked(a, l) == \/ Durability # "ReplicaAck"
 
 (* The reply reaches the client: RedisLeaseAdapter.tryAcquire,            *)
 (* RedisLeaseHandle.renew or RedisLeaseHandle.release returns             *)
-(* ResultOf(a, l).  A refusal (Overloaded) and the seed's late TTL         *)
-(* exception (Rejected) change no handle.                                  *)
+(* ResultOf(a, l).  A refusal (Overloaded) and the exception for a TTL    *)
+(* <= drift that was sent anyway (Rejected) change no handle.              *)
 Deliver(a, l) ==
     /\ call[a][l].phase \in {"replied", "refused"}
     /\ Acked(a, l)
@@ -767,6 +785,9 @@ Restart ==
     /\ UNCHANGED <<lag, sent, handleVars, delayed, storeVars, grants, calls>>
 
 -----------------------------------------------------------------------------
+(* Every step of the protocol: a client call's send, a script run, a       *)
+(* refusal, a lost reply, a timeout, a reply, local expiry, a write to the *)
+(* store, a delayed request, time, replication and the failures.           *)
 Next ==
     \/ \E a \in Attempt, l \in Lane, t \in Ttl : TryAcquire(a, l, t) \/ Replay(a, l, t) \/ Renew(a, l, t)
     \/ \E a \in Attempt, l \in Lane : \/ Release(a, l) \/ Apply(a, l) \/ Refuse(a, l)
@@ -776,30 +797,7 @@ Next ==
     \/ \E d \in {0, 1} : Tick(d)
     \/ Replicate \/ Failover \/ Restart
 
-Spec == Init /\ [][Next]_vars
-
-(* The calls awaiting their reply, as <<attempt, lane>> pairs.             *)
-InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
-
-(* Keeps the state space finite and small: time and grants are bounded,    *)
-(* and so are the calls in flight at once, the delayed requests and the    *)
-(* calls sent in all.  The calls in flight at once belong to one attempt:  *)
-(* attempts share no client state and a script runs atomically, so calls  *)
-(* of two attempts in flight at once add only interleavings of their      *)
-(* sends and replies, and the races between attempts (a delayed request    *)
-(* against a later call, expiry during a call) remain.  What this hides:  *)
-(* two attempts' calls in flight across one tick, one failover dropping    *)
-(* the replies of two attempts, and (ReplicaAck) a WAIT answered by        *)
-(* another attempt's replicated counter.  Two calls of one attempt in      *)
-(* flight reach a renew or release against a replay with 3 calls, and a    *)
-(* stale request against the new handle's own with 4 (DeepLeaseThreads); a *)
-(* delayed request adds one more request that may still run.               *)
-StateConstraint ==
-    /\ now <= MaxTime /\ grants <= MaxGrants
-    /\ Cardinality(InFlight) <= MaxInFlight
-    /\ \A p, q \in InFlight : p[1] = q[1]
-    /\ Cardinality(delayed) <= MaxDelayed
-    /\ calls <= MaxCalls
+Spec == Init /\ [][Next]_vars   \* The protocol: every behaviour starts in Init and takes Next steps.
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -900,6 +898,7 @@ THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithi
                       /\ MutualExclusion /\ TerminalStays /\ FencedEffects)
                 /\ StateOutcomeAgreement /\ ReplayNeverExtends /\ CertaintyIsHonest
                 /\ NoSendAfterEnd /\ BudgetWithinTtl /\ UnknownGrowsOnlyOnSuccess
-    \* For Defects = {} and Faults without Failover/Restart; with them, only FencedEffects
-    \* (Durability # "Plain") and the step properties.
+    \* For Faults without Failover/Restart; with them, only FencedEffects (for Durability
+    \* "ClockFloor" when every tick has fewer grants than TokensPerTick, and for "ReplicaAck"
+    \* without Restart) and the step properties.
 =============================================================================

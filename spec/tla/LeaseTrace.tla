@@ -35,7 +35,7 @@ VARIABLES
     j,  \* The trace being followed (fixed in the initial state).
     i   \* How many of its events matched so far.
 
-traceVars == <<vars, j, i>>
+traceVars == <<vars, j, i>>   \* All variables: Lease.tla's and the trace position.
 
 ASSUME Cardinality(Lane) = 1
 L == CHOOSE l \in Lane : TRUE   \* The one thread of a recorded chain.
@@ -72,7 +72,7 @@ InspectAgrees(e) ==
 (* spec's Renew or Release is not enabled.                                 *)
 LocalAgrees(e) ==
     CASE e.out = "IllegalArgumentException" -> e.kind # "release" /\ ~TtlOk(e.t)
-      [] e.out = "NotActive" /\ e.kind = "renew" -> ~CanRenew(e.a)
+      [] e.out = "NotActive" /\ e.kind = "renew" -> ~CanRenew(e.a, L)
       [] e.out = "NotActive" /\ e.kind = "release" -> ~(hs[e.a] \in Live /\ Observed(e.a) # "LOST")
       [] OTHER -> FALSE
 
@@ -113,6 +113,7 @@ EventStep(e) ==
       [] e.op = "inspect" -> UNCHANGED vars /\ InspectAgrees(e)
       [] e.op = "obs"     -> UNCHANGED vars /\ ObsAgrees(e)
 
+(* Lease.tla's initial state, at the start of any one trace.              *)
 TraceInit == Init /\ j \in 1..Len(Traces) /\ i = 0
 
 (* Match the next event of trace j, or stay once all of it matched (so     *)

@@ -1,15 +1,19 @@
------------------------------ MODULE MCLease -----------------------------
+------------------------------ MODULE MCLease -------------------------------
 (***************************************************************************)
-(* The fixed protocol at full size: 3 attempts of 2 owners, TTL 3 or 4     *)
-(* ticks, drift 1, lost replies, delayed requests and refusals, one thread *)
-(* per attempt (two threads: MCLeaseThreads). Durability is ClockFloor     *)
-(* (the adapter default); without failover the counter never goes back     *)
+(* The fixed protocol at full size: 3 attempts of 2 owners, one thread per *)
+(* attempt (two threads: MCLeaseThreads), TTL 3 or 4 ticks, drift 1, with  *)
+(* lost replies, delayed requests and refusals. Durability is ClockFloor   *)
+(* (the adapter's default); without failover the counter never goes back   *)
 (* anyway.                                                                 *)
+(*                                                                         *)
 (* Expected: PASS                                                          *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay", "Refuse"}   \* the faults that may happen
-MCDefects == {}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2, a3}                      \* 3 attempts of 2 owners.
+MCLane == {t1}                                 \* One thread per attempt.
+MCTtl == {3, 4}                                \* The TTLs a caller may ask for.
+MCFaults == {"LoseReply", "Delay", "Refuse"}   \* The faults that may happen.
+MCDurability == "ClockFloor"                   \* The adapter's default.
+MCMaxCalls == 3                                \* The calls the clients send in all.
 =============================================================================

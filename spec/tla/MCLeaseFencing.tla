@@ -1,16 +1,21 @@
------------------------------ MODULE MCLeaseFencing -----------------------------
+--------------------------- MODULE MCLeaseFencing ---------------------------
 (***************************************************************************)
 (* The fixed protocol with paused clients writing to the fenced store,     *)
 (* failover and restart (which also lose the replies in flight),           *)
-(* ClockFloor counter. A failover or restart that loses writes breaks      *)
-(* ActiveHoldsKey and ValidityWithinServerLease by nature (the key is      *)
-(* gone), so they are not checked here: fencing must hold anyway. Two      *)
-(* operations of one owner (tokens do not depend on owners).               *)
+(* ClockFloor counter, one thread. A failover or restart that loses writes *)
+(* breaks ActiveHoldsKey, ValidityWithinServerLease and MutualExclusion by *)
+(* nature (the key is gone), so its .cfg does not check them: fencing must *)
+(* hold anyway. Two operations of one owner (tokens do not depend on       *)
+(* owners).                                                                *)
+(*                                                                         *)
 (* Expected: PASS                                                          *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"Pause", "Failover", "Restart"}   \* the faults that may happen
-MCDefects == {}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2}                          \* 2 operations of one owner, interchangeable.
+MCLane == {t1}                                 \* One thread per attempt.
+MCTtl == {3, 4}                                \* The TTLs a caller may ask for.
+MCFaults == {"Pause", "Failover", "Restart"}   \* The faults that may happen.
+MCDurability == "ClockFloor"                   \* Tokens floored by the server clock.
+MCMaxCalls == 3                                \* The calls the clients send in all.
 =============================================================================

@@ -1,13 +1,19 @@
------------------------------ MODULE MCLeaseReplicaAck -----------------------------
+------------------------- MODULE MCLeaseReplicaAck --------------------------
 (***************************************************************************)
-(* ReplicaAck (WAIT): a grant's reply is delivered only after the replica  *)
-(* took it, so a failover never loses a returned token. No restart here    *)
-(* (see MCRestartReplicaAck).                                              *)
+(* ReplicaAck (WAIT): a grant's or a replay's reply is delivered only      *)
+(* after the replica took its token, so a failover never loses a returned  *)
+(* token. Paused clients and failover, one thread; no restart here (see    *)
+(* MCRestartReplicaAck). As in MCLeaseFencing, its .cfg does not check     *)
+(* ActiveHoldsKey, ValidityWithinServerLease and MutualExclusion.          *)
+(*                                                                         *)
 (* Expected: PASS                                                          *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"Pause", "Failover"}   \* the faults that may happen
-MCDefects == {}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2}               \* 2 operations of one owner, interchangeable.
+MCLane == {t1}                      \* One thread per attempt.
+MCTtl == {3, 4}                     \* The TTLs a caller may ask for.
+MCFaults == {"Pause", "Failover"}   \* The faults that may happen.
+MCDurability == "ReplicaAck"        \* WAIT for the replica.
+MCMaxCalls == 3                     \* The calls the clients send in all.
 =============================================================================

@@ -1,12 +1,22 @@
------------------------------ MODULE MCLocalExpiryNotStored -----------------------------
+----------------------- MODULE MCLocalExpiryNotStored -----------------------
 (***************************************************************************)
 (* Seed defect 4: state() returns LOST on local expiry without storing it; *)
-(* a renew in flight then makes the handle ACTIVE again.                   *)
+(* a renew in flight then makes the handle ACTIVE again. The fixed         *)
+(* protocol's 3 attempts of 2 owners, one thread, with lost replies and    *)
+(* delayed requests.                                                       *)
+(*                                                                         *)
 (* Expected: FAIL:TerminalStays                                            *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay"}   \* the faults that may happen
-MCDefects == {"LocalExpiryNotStored"}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
+MCLane == {t1}                       \* One thread per attempt.
+MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
+MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
+MCDurability == "ClockFloor"         \* The adapter's default.
+MCMaxCalls == 3                      \* The calls the clients send in all.
+
+(* The seed stored no local expiry: state() computed LOST, and neither it  *)
+(* nor a reply stored it.                                                  *)
+MCStoredState(a) == hs[a]
 =============================================================================

@@ -1,14 +1,24 @@
------------------------------ MODULE MCOwnerOnlyCompare -----------------------------
+------------------------- MODULE MCOwnerOnlyCompare -------------------------
 (***************************************************************************)
-(* acquire.lua compares only the owner token: another operation of the     *)
-(* same owner gets status 2 and a handle on the other's lease              *)
-(* (ActiveHoldsKey breaks in the same state; NoInheritance is listed       *)
-(* first, so TLC names it).                                                *)
+(* The scripts compare only the owner token, not the whole                 *)
+(* ownerToken:operationId: another operation of the same owner gets status *)
+(* 2 and a handle on the other's lease (ActiveHoldsKey breaks in the same  *)
+(* state; NoInheritance is listed first, so TLC names it). The fixed       *)
+(* protocol's 3 attempts of 2 owners, one thread, with lost replies and    *)
+(* delayed requests.                                                       *)
+(*                                                                         *)
 (* Expected: FAIL:NoInheritance                                            *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay"}   \* the faults that may happen
-MCDefects == {"OwnerOnlyCompare"}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
+MCLane == {t1}                       \* One thread per attempt.
+MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
+MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
+MCDurability == "ClockFloor"         \* The adapter's default.
+MCMaxCalls == 3                      \* The calls the clients send in all.
+
+(* The key's value h is "the same" as attempt a when they share the owner  *)
+(* token.                                                                  *)
+MCSameValue(h, a) == h # None /\ OwnerOf[h] = OwnerOf[a]
 =============================================================================

@@ -1,12 +1,25 @@
------------------------------ MODULE MCRenewAfterLost -----------------------------
+-------------------------- MODULE MCRenewAfterLost --------------------------
 (***************************************************************************)
-(* Seed defect 4: renew has no state precondition (and a success does not  *)
-(* restore ACTIVE), so a LOST handle sends a renew.                        *)
+(* Seed defect 4: renew has no state precondition, so a LOST handle sends  *)
+(* a renew; and a success replaces the budget without restoring ACTIVE.    *)
+(* The fixed protocol's 3 attempts of 2 owners, one thread, with lost      *)
+(* replies and delayed requests.                                           *)
+(*                                                                         *)
 (* Expected: FAIL:NoSendAfterEnd                                           *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay"}   \* the faults that may happen
-MCDefects == {"RenewAfterLost"}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
+MCLane == {t1}                       \* One thread per attempt.
+MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
+MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
+MCDurability == "ClockFloor"         \* The adapter's default.
+MCMaxCalls == 3                      \* The calls the clients send in all.
+
+(* Any handle may send a renew,                                            *)
+MCCanRenew(a, l) == hs[a] # "NONE"
+
+(* and a reply 1 keeps the stored state, takes the new deadline and        *)
+(* returns Renewed.                                                        *)
+MCRenewReply(a, l) == [state |-> hs[a], deadline |-> NewDeadline(a, l), outcome |-> "Renewed"]
 =============================================================================

@@ -1,11 +1,20 @@
------------------------------ MODULE MCReplayExtends -----------------------------
+-------------------------- MODULE MCReplayExtends ---------------------------
 (***************************************************************************)
-(* acquire.lua extends the TTL on a replay (status 2).                     *)
+(* acquire.lua extends the TTL on a replay (status 2). The fixed           *)
+(* protocol's 3 attempts of 2 owners, one thread, with lost replies and    *)
+(* delayed requests.                                                       *)
+(*                                                                         *)
 (* Expected: FAIL:ReplayNeverExtends                                       *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay"}   \* the faults that may happen
-MCDefects == {"ReplayExtends"}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
+MCLane == {t1}                       \* One thread per attempt.
+MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
+MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
+MCDurability == "ClockFloor"         \* The adapter's default.
+MCMaxCalls == 3                      \* The calls the clients send in all.
+
+(* The replay branch sets the key's TTL to the one asked for.              *)
+MCReplayedServer(s, t) == [s EXCEPT !.expiry = now + t]
 =============================================================================

@@ -1,12 +1,21 @@
------------------------------ MODULE MCReplayFullTtl -----------------------------
+-------------------------- MODULE MCReplayFullTtl ---------------------------
 (***************************************************************************)
 (* Seed defect 3: a replay's budget is the full request TTL - drift        *)
-(* instead of replyPTTL - drift.                                           *)
+(* instead of min(TTL, reply PTTL) - drift. The fixed protocol's 3         *)
+(* attempts of 2 owners, one thread, with lost replies and delayed         *)
+(* requests.                                                               *)
+(*                                                                         *)
 (* Expected: FAIL:ValidityWithinServerLease                                *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay"}   \* the faults that may happen
-MCDefects == {"ReplayFullTtl"}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
+MCLane == {t1}                       \* One thread per attempt.
+MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
+MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
+MCDurability == "ClockFloor"         \* The adapter's default.
+MCMaxCalls == 3                      \* The calls the clients send in all.
+
+(* The seed took the request TTL as granted, whatever the reply PTTL.      *)
+MCGranted(a, l) == call[a][l].ttl
 =============================================================================

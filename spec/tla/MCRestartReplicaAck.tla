@@ -1,12 +1,17 @@
------------------------------ MODULE MCRestartReplicaAck -----------------------------
+------------------------ MODULE MCRestartReplicaAck -------------------------
 (***************************************************************************)
 (* ReplicaAck survives failover but not a restart that empties the server: *)
-(* the counter starts again.                                               *)
+(* the counter starts again, and the fenced store accepts the stale        *)
+(* holder's write. One attempt of each owner, one thread, paused clients.  *)
+(*                                                                         *)
 (* Expected: FAIL:FencedEffects                                            *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"Pause", "Failover", "Restart"}   \* the faults that may happen
-MCDefects == {}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a3}                          \* One attempt of each owner.
+MCLane == {t1}                                 \* One thread per attempt.
+MCTtl == {3, 4}                                \* The TTLs a caller may ask for.
+MCFaults == {"Pause", "Failover", "Restart"}   \* The faults that may happen.
+MCDurability == "ReplicaAck"                   \* WAIT for the replica.
+MCMaxCalls == 3                                \* The calls the clients send in all.
 =============================================================================

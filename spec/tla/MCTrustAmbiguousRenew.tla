@@ -1,12 +1,26 @@
------------------------------ MODULE MCTrustAmbiguousRenew -----------------------------
+----------------------- MODULE MCTrustAmbiguousRenew ------------------------
 (***************************************************************************)
-(* An ambiguous (maybe shorter) renew is trusted: the handle keeps its old *)
-(* deadline.                                                               *)
+(* An ambiguous (maybe shorter) renew is trusted: while it is in flight    *)
+(* and after its client gave up, the handle stays ACTIVE with its old      *)
+(* deadline, and the ledger does not record it. The fixed protocol's 3     *)
+(* attempts of 2 owners, one thread, with lost replies and delayed         *)
+(* requests.                                                               *)
+(*                                                                         *)
 (* Expected: FAIL:ValidityWithinServerLease                                *)
 (***************************************************************************)
 EXTENDS MCBase
 
-MCFaults == {"LoseReply", "Delay"}   \* the faults that may happen
-MCDefects == {"TrustAmbiguousRenew"}   \* the defects switched on ({} = the fixed protocol)
-MCTtl == {3, 4}   \* the TTLs a caller may ask for
+MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
+MCLane == {t1}                       \* One thread per attempt.
+MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
+MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
+MCDurability == "ClockFloor"         \* The adapter's default.
+MCMaxCalls == 3                      \* The calls the clients send in all.
+
+(* The handle relies on its stored deadline, even while a renew is in      *)
+(* flight,                                                                 *)
+MCDeadline(a) == dl[a]
+
+(* and an ambiguous renew changes nothing.                                 *)
+MCRenewUnanswered(a, l) == UNCHANGED handleVars
 =============================================================================

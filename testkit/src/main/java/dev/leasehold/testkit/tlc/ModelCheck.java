@@ -25,6 +25,7 @@ import java.util.stream.Stream;
  */
 public final class ModelCheck {
   private static final Pattern EXPECTED = Pattern.compile("\\\\\\*\\s*Expected:\\s*(PASS|FAIL:(\\w+))");
+  private static final Pattern EXPECTED_IN_MODULE = Pattern.compile("\\(\\*\\s*Expected:\\s*(PASS|FAIL:\\w+)");
   private static final Duration TIMEOUT = Duration.ofMinutes(10);
 
   private ModelCheck() {}
@@ -83,12 +84,17 @@ public final class ModelCheck {
     }
   }
 
-  /** The expectation a configuration states. */
+  /** The expectation a configuration states; its module's header must state the same, so the two cannot drift. */
   public static String expectation(Path cfg) {
     try {
       Matcher m = EXPECTED.matcher(Files.readString(cfg));
       if (!m.find()) {
         throw new IllegalArgumentException(cfg + " lacks an '\\* Expected: PASS|FAIL:<property>' line");
+      }
+      Path module = cfg.resolveSibling(cfg.getFileName().toString().replace(".cfg", ".tla"));
+      Matcher t = EXPECTED_IN_MODULE.matcher(Files.readString(module));
+      if (!t.find() || !t.group(1).equals(m.group(1))) {
+        throw new IllegalArgumentException(module + " must state the same 'Expected: " + m.group(1) + "' as its .cfg");
       }
       return m.group(2) == null ? "PASS" : m.group(2);
     } catch (IOException e) {
