@@ -12,6 +12,7 @@ import dev.leasehold.redis.FenceMode;
 import dev.leasehold.testkit.lease.LeaseMachine;
 import dev.leasehold.testkit.lease.LeaseWorld;
 import dev.leasehold.testkit.lease.PortFactory;
+import dev.leasehold.testkit.lease.TraceStep;
 import dev.leasehold.testkit.lease.WorldConfig;
 import dev.leasehold.testkit.runner.PropertyRunner;
 import dev.leasehold.testkit.runner.Stats;
@@ -72,7 +73,7 @@ class TraceValidationUnitTests {
     return WorldConfig.simulated(ports).withoutWaitLoop().withFenceMode(FenceMode.COUNTER).conformingToSpec();
   }
 
-  private static TraceCheck.Trace trace(String name, List<LeaseWorld.TraceStep> steps) {
+  private static TraceCheck.Trace trace(String name, List<TraceStep> steps) {
     return new TraceCheck.Trace(name, SpecTrace.of(steps, TICK_NANOS, LeaseMachine.SPEC_OWNERS.size()));
   }
 
@@ -106,7 +107,7 @@ class TraceValidationUnitTests {
 
   /** Runs {@code chains} chains of the fixed adapter, which must pass, and keeps their traces. */
   private static void record(String name, WorldConfig config, long seed, int chains) {
-    List<List<LeaseWorld.TraceStep>> recorded = new ArrayList<>();
+    List<List<TraceStep>> recorded = new ArrayList<>();
     PropertyRunner.Report report = new PropertyRunner<>(new LeaseMachine(config, recorded::add))
         .run(PropertyRunner.Config.of(seed, chains, 50));
     assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
@@ -133,7 +134,7 @@ class TraceValidationUnitTests {
   /** Replays a failing chain on a machine that records it; the failing step is the last one run. */
   private static DefectTrace replay(SeedDefect d, String kind, WorldConfig config, long chainSeed,
       List<dev.leasehold.testkit.runner.Step> steps) {
-    List<List<LeaseWorld.TraceStep>> recorded = new ArrayList<>();
+    List<List<TraceStep>> recorded = new ArrayList<>();
     LeaseMachine machine = new LeaseMachine(config, recorded::add);
     PropertyRunner<LeaseWorld> runner = new PropertyRunner<>(machine);
     PropertyRunner.ChainResult r = runner.replay(chainSeed, steps, new Stats());

@@ -30,14 +30,14 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
   private final WorldConfig config;
   private final List<ActionKind<LeaseWorld>> actions;
-  private final Consumer<List<LeaseWorld.TraceStep>> traces;
+  private final Consumer<List<TraceStep>> traces;
 
   public LeaseMachine(WorldConfig config) {
     this(config, t -> {});
   }
 
   /** A machine that hands each chain's trace to {@code traces} when the chain ends (failed or not). */
-  public LeaseMachine(WorldConfig config, Consumer<List<LeaseWorld.TraceStep>> traces) {
+  public LeaseMachine(WorldConfig config, Consumer<List<TraceStep>> traces) {
     this.config = config;
     this.traces = traces;
     this.actions = build().stream().filter(a -> config.allows(a.name())).toList();

@@ -1,0 +1,177 @@
+package dev.leasehold.testkit.twin;
+
+import dev.leasehold.lease.LeaseState;
+import dev.leasehold.testkit.fault.Fault;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+
+/**
+ * One client call through to the outcome it returns (the spec's ResultOf), at the granularity of
+ * one Java call: where the spec splits a call into Send, Apply or Refuse, LoseReply or Timeout, and
+ * Deliver, one method here takes all of them in the order the next armed fault dictates (the
+ * faults armed on the gateway, in order, one per call). The server's side is {@link ServerModel},
+ * what the reply does to the handle is {@link ClientModel}; this class decides which of them runs
+ * and classifies the result.
+ *
+ * <p>This class is not threadsafe.
+ */
+final class CallModel {
+  private final ModelTime time;
+  private final ServerModel server;
+  private final ClientModel client;
+  private final long drift;
+  private final long contention;
+  private final Deque<Fault> faults;
+
+  CallModel(ModelTime time, ServerModel server, ClientModel client, long drift, long contention,
+      Deque<Fault> faults) {
+    this.time = time;
+    this.server = server;
+    this.client = client;
+    this.drift = drift;
+    this.contention = contention;
+    this.faults = faults;
+  }
+
+  /** A copy over the copied sides, with the same faults armed. */
+  CallModel copy(ModelTime t, ServerModel s, ClientModel c) {
+    return new CallModel(t, s, c, drift, contention, new ArrayDeque<>(faults));
+  }
+
+  void arm(Fault f) {
+    faults.addLast(f);
+  }
+
+  int armed() {
+    return faults.size();
+  }
+
+  /** TtlOk(t): a TTL at or below the drift budget is rejected before any I/O. */
+  boolean ttlOk(long ttlMs) {
+    return ttlMs * 1_000_000L > drift;
+  }
+
+  /** The outcome of a call that the next fault kept from running: refused, or never sent; null if it may run. */
+  private Outcome refused(Fault f) {
+    if (f == Fault.REFUSE_BEFORE_SEND) {
+      return Outcome.of("Unavailable");
+    }
+    if (f == Fault.REFUSE) {
+      return Outcome.timed("Overloaded", contention);
+    }
+    return null;
+  }
+
+  /** One send of ACQUIRE for attempt {@code a} (TryAcquire or Replay) through to its outcome. */
+  Outcome acquire(int a, long ttlMs) {
+    long start = time.cnow;
+    long wallStart = time.wall();
+    Fault f = faults.pollFirst();
+    Outcome refused = refused(f);
+    if (refused != null) {
+      return refused;
+    }
+    if (f == Fault.TIMEOUT) {
+      server.delay(new LeaseModel.Req("acquire", a, ttlMs));
+      return Outcome.of("Indeterminate");
+    }
+    ServerModel.Reply r = server.acquireScript(a, ttlMs);
+    if (f == Fault.LOSE_REPLY) {
+      return Outcome.of("Indeterminate");
+    }
+    // Granted(a, l): a replay gets min(request TTL, reply PTTL); a grant's PTTL is its TTL.
+    long granted = Math.min(ttlMs, r.pttl());
+    if (r.status() == 1) {
+      int h = client.deliverAcquire(a, r.token(), r.grant(), start, wallStart, granted, -1);
+      return new Outcome("Acquired", "", 0, h);
+    }
+    if (r.status() == 2) {
+      int live = client.attempts.get(a).handle;
+      int h = client.deliverAcquire(a, r.token(), r.grant(), start, wallStart, granted, live);
+      return new Outcome("ReplayedSameOperation", "", 0, h);
+    }
+    if (r.sameOwner()) {
+      return Outcome.of("OwnerOperationConflict");
+    }
+    return Outcome.timed("Contended", r.pttl() > 0 ? r.pttl() * 1_000_000L : contention);
+  }
+
+  /** Renew(h, ttl) of handle {@code hid} through to its outcome; NotActive (nothing sent) unless CanRenew. */
+  Outcome renew(int hid, long ttlMs) {
+    if (!ttlOk(ttlMs)) {
+      return Outcome.of("IllegalArgumentException");
+    }
+    HandleModel h = client.handles.get(hid);
+    if (!client.canRenew(h)) {
+      return Outcome.of("NotActive", h.hs.name());
+    }
+    long start = time.cnow;
+    long wallStart = time.wall();
+    return send(new LeaseModel.Req("renew", h.attempt, ttlMs),
+        () -> client.timeoutRenew(h, start, ttlMs) == LeaseState.LOST ? Outcome.of("Lost") : Outcome.of("Indeterminate"),
+        status -> renewed(h, status, start, wallStart, ttlMs));
+  }
+
+  /** DeliverRenew and its ResultOf: Renewed only if the handle is ACTIVE with the new deadline. */
+  private Outcome renewed(HandleModel h, int status, long start, long wallStart, long ttlMs) {
+    client.deliverRenew(h, status, start, wallStart, ttlMs);
+    if (status != 1 || h.hs == LeaseState.LOST) {
+      return Outcome.of("Lost");
+    }
+    if (h.hs != LeaseState.ACTIVE) {
+      return Outcome.of("Indeterminate");
+    }
+    return Outcome.timed("Renewed", Math.max(0, h.dl - time.cnow));
+  }
+
+  /** Release(h) of handle {@code hid} through to its outcome; NotActive (nothing sent) unless it is live. */
+  Outcome release(int hid) {
+    HandleModel h = client.handles.get(hid);
+    if (!client.observed(h).isLive()) {
+      return Outcome.of("NotActive", h.hs.name());
+    }
+    return send(new LeaseModel.Req("release", h.attempt, 0),
+        () -> {
+          client.timeoutRelease(h);
+          return Outcome.of("Indeterminate");   // it was sent: never NotActive, even if LOST by now
+        },
+        status -> {
+          client.deliverRelease(h, status);
+          return Outcome.of(status == 1 ? "Released" : status == 0 ? "AlreadyAbsent" : "NotOwner");
+        });
+  }
+
+  /**
+   * Sends a renew or release with the next armed fault: Refuse (nothing ran), or Apply and
+   * LoseReply, or Timeout before Apply (the request stays delayed), both ending in {@code timedOut};
+   * else Deliver of the script's status.
+   */
+  private Outcome send(LeaseModel.Req request, Supplier<Outcome> timedOut, IntFunction<Outcome> delivered) {
+    Fault f = faults.pollFirst();
+    Outcome refused = refused(f);
+    if (refused != null) {
+      return refused;
+    }
+    int status = 0;
+    if (f == Fault.TIMEOUT) {
+      server.delay(request);
+    } else {
+      status = server.script(request);
+    }
+    return f == Fault.TIMEOUT || f == Fault.LOSE_REPLY ? timedOut.get() : delivered.apply(status);
+  }
+
+  /** Inspect(a): read-only; any fault that lets it be sent leaves it Indeterminate. */
+  Outcome inspect(int a) {
+    Fault f = faults.pollFirst();
+    if (f == Fault.REFUSE_BEFORE_SEND || f == Fault.REFUSE) {
+      return Outcome.of("Unavailable");
+    }
+    if (f != null) {
+      return Outcome.of("Indeterminate");
+    }
+    return server.inspectReply(a);
+  }
+}

@@ -1,0 +1,191 @@
+package dev.leasehold.testkit.twin;
+
+import dev.leasehold.redis.FenceMode;
+import dev.leasehold.testkit.sim.LeaseClock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The twin's server: the spec's {@code srv} (holder, expiry, fence, grant), the ghost
+ * {@code grants}, the requests still in flight ({@code delayed}) and the scripts over them
+ * (AcquireScript, RenewScript, ReleaseScript, InspectReply), with ApplyLate and Restart. The expiry
+ * is kept in ms like Redis. The owner token of each attempt (the spec's constant OwnerOf) is here
+ * because the script reads it from the key's value.
+ *
+ * <p>This class is not threadsafe.
+ */
+final class ServerModel {
+  /** What acquire.lua answers (spec Reply): status 1 grant, 2 replay, 0 other value. */
+  record Reply(int status, long token, long pttl, int grant, boolean sameOwner) {}
+
+  private final ModelTime time;
+  private final FenceMode mode;
+  private final boolean exact;
+  private final long slack;
+  private Choices choices = new Choices(List.of());
+  private final List<Integer> ownerOf;
+  final List<LeaseModel.Req> delayed;
+  int holder = -1;
+  long expiryMs;
+  long fence;
+  /** srv.grant: the grant id of the key. */
+  int holderGrant;
+  int grants;
+
+  ServerModel(ModelTime time, FenceMode mode, boolean exact, long slack) {
+    this(time, mode, exact, slack, new ArrayList<>(), new ArrayList<>());
+  }
+
+  private ServerModel(ModelTime time, FenceMode mode, boolean exact, long slack, List<Integer> ownerOf,
+      List<LeaseModel.Req> delayed) {
+    this.time = time;
+    this.mode = mode;
+    this.exact = exact;
+    this.slack = slack;
+    this.ownerOf = ownerOf;
+    this.delayed = delayed;
+  }
+
+  /** A deep copy on {@code t}; the copy's choices start empty. */
+  ServerModel copy(ModelTime t) {
+    ServerModel s = new ServerModel(t, mode, exact, slack, new ArrayList<>(ownerOf), new ArrayList<>(delayed));
+    s.holder = holder;
+    s.expiryMs = expiryMs;
+    s.fence = fence;
+    s.holderGrant = holderGrant;
+    s.grants = grants;
+    return s;
+  }
+
+  void choices(Choices c) {
+    this.choices = c;
+  }
+
+  void addOwner(int owner) {
+    ownerOf.add(owner);
+  }
+
+  int ownerOf(int attempt) {
+    return ownerOf.get(attempt);
+  }
+
+  /**
+   * Expired(srv, now): whether the key is still there, forgetting it if not. On a real server a
+   * key within the slack of its expiry is uncertain: the harness explores both answers.
+   */
+  private boolean live() {
+    if (holder < 0) {
+      return false;
+    }
+    // Redis forgets a key once its ms clock is past the expiry: it lives to the end of that ms.
+    long left = (expiryMs + 1) * 1_000_000L - time.now;
+    boolean alive;
+    if (!exact && Math.abs(left) <= slack) {
+      alive = choices.choose("key with " + left / 1_000 + " us left still live");
+    } else {
+      alive = time.nowMs() <= expiryMs;
+    }
+    if (!alive) {
+      holder = -1;
+    }
+    return alive;
+  }
+
+  /** NextToken(srv): the counter plus one; ClockFloor also at least the server's clock in us. */
+  private long nextToken() {
+    long token = fence + 1;
+    if (mode == FenceMode.CLOCK_FLOOR) {
+      token = Math.max(token, (LeaseClock.EPOCH_NANOS + time.now) / 1_000L);
+    }
+    return token;
+  }
+
+  /** AcquireScript (acquire.lua). */
+  Reply acquireScript(int a, long ttlMs) {
+    if (!live()) {
+      long token = nextToken();
+      fence = token;
+      holder = a;
+      expiryMs = time.nowMs() + ttlMs;
+      holderGrant = ++grants;
+      return new Reply(1, token, ttlMs, holderGrant, true);
+    }
+    long pttl = expiryMs - time.nowMs();
+    if (holder == a) {
+      return new Reply(2, fence, pttl, holderGrant, true);
+    }
+    return new Reply(0, 0, pttl, 0, ownerOf(holder) == ownerOf(a));
+  }
+
+  /** RenewScript (renew.lua): 1 applied, 0 absent, -1 other. */
+  int renewScript(int a, long ttlMs) {
+    if (!live()) {
+      return 0;
+    }
+    if (holder != a) {
+      return -1;
+    }
+    expiryMs = time.nowMs() + ttlMs;
+    return 1;
+  }
+
+  /** ReleaseScript (release.lua): 1 deleted, 0 absent, -1 other. */
+  int releaseScript(int a) {
+    if (!live()) {
+      return 0;
+    }
+    if (holder != a) {
+      return -1;
+    }
+    holder = -1;
+    return 1;
+  }
+
+  /** InspectReply(a) as the adapter reports it; the token only where the model knows it exactly. */
+  Outcome inspectReply(int a) {
+    if (!live()) {
+      return Outcome.of("Absent");
+    }
+    String detail = "mine=" + (holder == a) + ", token=" + (exact ? (fence > 0 ? fence : "none") : "?");
+    return new Outcome("Held", detail, Math.max(0, expiryMs - time.nowMs()) * 1_000_000L, Outcome.NO_HANDLE);
+  }
+
+  /** Timeout of a request not yet applied: it stays in flight (spec: delayed). */
+  void delay(LeaseModel.Req r) {
+    delayed.add(r);
+  }
+
+  /** Script(s, a, k, t): runs the script of request {@code r}; its status. */
+  int script(LeaseModel.Req r) {
+    return switch (r.kind()) {
+      case "acquire" -> acquireScript(r.attempt(), r.ttlMs()).status();
+      case "renew" -> renewScript(r.attempt(), r.ttlMs());
+      default -> releaseScript(r.attempt());
+    };
+  }
+
+  /** ApplyLate: a delayed request reaches the server; its reply goes nowhere. */
+  void applyLate(int index) {
+    script(delayed.remove(index));
+  }
+
+  /** Restart: an empty server (key, counter and script cache gone). */
+  void restart() {
+    holder = -1;
+    fence = 0;
+  }
+
+  /** The first instant the key is gone. */
+  long expiryNanos() {
+    return (expiryMs + 1) * 1_000_000L;
+  }
+
+  /** Adopts the server's state as read directly (real server only). */
+  void pin(int holderAttempt, long expiryNanos, long fenceValue) {
+    holder = holderAttempt;
+    if (holderAttempt >= 0) {
+      expiryMs = Math.floorDiv(expiryNanos, 1_000_000L) - 1;
+    }
+    fence = fenceValue;
+  }
+}

@@ -1,0 +1,92 @@
+package dev.leasehold.testkit.twin;
+
+import java.util.List;
+
+/**
+ * The wait loop of RedisLeaseAdapter.tryAcquire, which the spec leaves out (a retry there is just
+ * another Replay): sends until an outcome is final or the wait is used up, checking each sleep the
+ * adapter took against the jitter it may choose and letting the twin's time pass by it.
+ *
+ * <p>This class is not threadsafe.
+ */
+final class WaitLoopModel {
+  private final ModelTime time;
+  private final CallModel calls;
+  private final boolean exact;
+  private final long contention;
+
+  WaitLoopModel(ModelTime time, CallModel calls, boolean exact, long contention) {
+    this.time = time;
+    this.calls = calls;
+    this.exact = exact;
+    this.contention = contention;
+  }
+
+  /** Tries attempt {@code a} for up to {@code waitNanos}; what went wrong with the sleeps goes to {@code problems}. */
+  Outcome run(int a, long ttlMs, long waitNanos, List<LeaseModel.Sleep> sleeps, List<String> problems) {
+    long deadline = time.cnow + waitNanos;
+    int used = 0;
+    boolean earlierTryAmbiguous = false;
+    Outcome out;
+    while (true) {
+      out = honest(calls.acquire(a, ttlMs), earlierTryAmbiguous);
+      earlierTryAmbiguous |= out.variant().equals("Indeterminate");
+      Long pause = retryPause(out);
+      if (waitNanos == 0 || pause == null) {
+        break;
+      }
+      long left = deadline - time.cnow;
+      if (left <= 0) {
+        break;
+      }
+      if (used >= sleeps.size()) {
+        problems.add("the wait loop should have slept after " + out + " with " + left / 1_000 + " us left");
+        return out;
+      }
+      LeaseModel.Sleep s = sleeps.get(used++);
+      checkSleep(s, pause, left, problems);
+      if (exact) {
+        time.tick(s.requested());
+      } else {
+        time.sync(s.trueAfter(), Math.max(time.cnow, s.trueAfter() - time.lag));
+      }
+      if (time.cnow - deadline >= 0) {
+        return out;
+      }
+    }
+    if (used < sleeps.size()) {
+      problems.add("the wait loop slept " + (sleeps.size() - used) + " more time(s) than it should");
+    }
+    return out;
+  }
+
+  /**
+   * An earlier try of this call may have been applied: a later unsent or refused try does not make
+   * the call certain (RedisLeaseAdapter.honest).
+   */
+  private static Outcome honest(Outcome out, boolean earlierTryAmbiguous) {
+    if (earlierTryAmbiguous && (out.variant().equals("Unavailable") || out.variant().equals("Overloaded"))) {
+      return Outcome.of("Indeterminate");
+    }
+    return out;
+  }
+
+  /** RedisLeaseAdapter.retryPause: how long to pause before the next try, or null when the outcome is final. */
+  private Long retryPause(Outcome out) {
+    return switch (out.variant()) {
+      case "Contended", "Overloaded" -> out.value();
+      case "Unavailable", "Indeterminate" -> contention;
+      default -> null;
+    };
+  }
+
+  /** RedisLeaseAdapter.jitter: between half and all of the pause (at least 1 ms), within the wait left. */
+  private static void checkSleep(LeaseModel.Sleep s, long pause, long left, List<String> problems) {
+    long full = Math.max(pause, 1_000_000L);
+    long lo = Math.min(left, full / 2);
+    long hi = Math.min(left, full);
+    if (s.requested() < lo || s.requested() > hi) {
+      problems.add("slept " + s.requested() + " ns, outside [" + lo + ", " + hi + "] (pause " + pause + ", left " + left + ")");
+    }
+  }
+}
