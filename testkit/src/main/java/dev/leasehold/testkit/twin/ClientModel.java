@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The twin's client: every attempt's ledger and every handle's belief, and the spec's rules for
- * them, each method named after the operator it mirrors (Observed, LedgerCap, ReleaseMayDelete,
+ * them, each method named after the operator it mirrors (Observed, BudgetCap, ReleaseMayDelete,
  * NewDeadline, Fresh, Absorbs, and what DeliverAcquire, DeliverRenew, DeliverRelease and Timeout
  * do to a handle). Where the spec abstracts, it follows notes/PROTOCOL.md: one live handle per
  * attempt (a replay of its own grant refreshes it, a new grant supersedes it) and a successful
@@ -66,8 +66,8 @@ final class ClientModel {
     return s.isLive() && !(s == LeaseState.UNKNOWN && releaseMayDelete(attemptOf(h)));
   }
 
-  /** LedgerCap(a) (AttemptLedger.budgetCapMs): the smallest TTL of the attempt's ambiguous renews. */
-  private static long ledgerCap(AttemptModel att) {
+  /** BudgetCap(a, l) (AttemptLedger.budgetCapMs) without windows (the twin runs one call at a time): the smallest TTL of the attempt's ambiguous renews. */
+  private static long budgetCap(AttemptModel att) {
     return att.ambiguousRenewCap;
   }
 
@@ -78,7 +78,7 @@ final class ClientModel {
 
   /** NewDeadline(a, l): from the start of the send, the granted time capped by the ledger, less the drift. */
   private long newDeadline(AttemptModel att, long start, long grantedMs) {
-    long budgetMs = Math.min(grantedMs, ledgerCap(att));
+    long budgetMs = Math.min(grantedMs, budgetCap(att));
     return start + Math.max(0, budgetMs) * 1_000_000L - drift;
   }
 
