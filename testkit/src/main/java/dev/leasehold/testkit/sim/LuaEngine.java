@@ -69,7 +69,7 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  *       {@code getfenv}, {@code table.getn}), and Redis's extra libraries ({@code bit}, {@code cjson},
  *       {@code cmsgpack}, {@code struct}): not loaded; the scripts use none.
  *   <li>Error texts: LuaJ's runtime messages ({@code attempt to index ? (a nil value)}) are worded
- *       unlike Lua 5.1's; the wrapping ({@code ... script: f_<sha>, on @user_script:<line>.}) is
+ *       unlike Lua 5.1's; the wrapping ({@code ... script: <sha>, on @user_script:<line>.}) is
  *       Redis 7.0's. Error replies of Redis commands carry Redis's own text.
  *   <li>A number passed to {@code redis.call} becomes its decimal integer text when integral, else
  *       Java's shortest form (Redis 7 uses the shortest round-trip form too, 6.2 {@code %.17g}).
@@ -245,7 +245,7 @@ final class LuaEngine {
       Matcher m = FILE_LINE.matcher(text);
       err = "ERR " + (m.find() ? "user_script:" + m.group(1) + ": " + text.substring(m.end()) : text);
     }
-    return new RedisError(line == null ? err : err + " script: f_" + script.sha() + ", on @user_script:" + line + ".");
+    return new RedisError(line == null ? err : err + " script: " + script.sha() + ", on @user_script:" + line + ".");
   }
 
   private LuaTable redisLibrary() {
