@@ -70,7 +70,9 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  *       {@code cmsgpack}, {@code struct}): not loaded; the scripts use none.
  *   <li>Error texts: LuaJ's runtime messages ({@code attempt to index ? (a nil value)}) are worded
  *       unlike Lua 5.1's; the wrapping ({@code ... script: <sha>, on @user_script:<line>.}) is
- *       Redis 7.0's. Error replies of Redis commands carry Redis's own text.
+ *       Redis 7.0's. Error replies of Redis commands carry Redis's own text. An error raised in a
+ *       tail call ({@code return redis.call(...)}) has no line here, so no wrapping; the scripts
+ *       make no such call.
  *   <li>A number passed to {@code redis.call} becomes its decimal integer text when integral, else
  *       Java's shortest form (Redis 7 uses the shortest round-trip form too, 6.2 {@code %.17g}).
  * </ul>

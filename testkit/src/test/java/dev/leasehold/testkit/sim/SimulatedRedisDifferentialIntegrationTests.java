@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.leasehold.redis.LeaseScript;
 import dev.leasehold.testkit.redis.RedisBinary;
 import dev.leasehold.testkit.redis.RedisProcess;
 import dev.leasehold.testkit.redis.RedisServer;
@@ -80,10 +79,5 @@ class SimulatedRedisDifferentialIntegrationTests {
   private static String version(String info) {
     int at = info.indexOf("redis_version:");
     return info.substring(at + "redis_version:".length(), info.indexOf('\n', at)).trim();
-  }
-
-  /** The scripts the real server runs: with their shebang line from Redis 7 on, without before. */
-  static String text(LeaseScript script, int major) {
-    return script.source(major >= 7);
   }
 }

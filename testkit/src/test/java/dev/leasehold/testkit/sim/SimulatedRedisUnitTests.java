@@ -16,7 +16,9 @@ import dev.leasehold.redis.LeaseScript;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,11 +38,15 @@ class SimulatedRedisUnitTests {
   private final SimulatedRedis redis = new SimulatedRedis(clock);
   private final SimulatedGateway gateway = new SimulatedGateway(redis);
 
-  private static String resource(LeaseScript script) throws IOException {
+  private static byte[] resourceBytes(LeaseScript script) throws IOException {
     String name = "/dev/leasehold/redis/" + script.name().toLowerCase(Locale.ROOT) + ".lua";
     try (InputStream in = LeaseScript.class.getResourceAsStream(name)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return in.readAllBytes();
     }
+  }
+
+  private static String resource(LeaseScript script) throws IOException {
+    return new String(resourceBytes(script), StandardCharsets.UTF_8);
   }
 
   private Object eval(String script, String... keysThenArgs) {
@@ -57,14 +63,17 @@ class SimulatedRedisUnitTests {
   }
 
   @Test
-  void theServerRunsImplsScriptFilesByteForByte() throws IOException {
+  void theServerRunsImplsScriptFilesByteForByte() throws Exception {
     for (LeaseScript script : LeaseScript.values()) {
-      String text = resource(script);
-      assertEquals(text, script.source(true), script.name());
-      assertEquals(script.sha1(true), redis.scriptLoad(text), script.name());
+      byte[] file = resourceBytes(script);
+      assertArrayEquals(file, script.source(true).getBytes(StandardCharsets.UTF_8), script.name());
+      String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(file));
+      assertEquals(sha, redis.scriptLoad(script.source(true)), script.name());
+      assertEquals(script.sha1(true), sha, script.name());
       assertEquals(script.sha1(false), redis.scriptLoad(script.source(false)), script.name());
     }
     assertTrue(resource(LeaseScript.ACQUIRE).startsWith("#!lua\n"));
+    assertTrue(resource(LeaseScript.INSPECT).startsWith("#!lua flags=no-writes\n"));
   }
 
   /** The owner check removed from a copy of renew.lua: a foreign renew now extends the lease. */
