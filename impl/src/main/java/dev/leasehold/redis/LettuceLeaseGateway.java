@@ -124,35 +124,22 @@ public final class LettuceLeaseGateway implements LeaseGateway {
 
   @Override
   public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-    List<Object> reply = run(LeaseScript.ACQUIRE, new String[] {keys.lease(), keys.fence()},
-        ownership, ownerToken + ":", Long.toString(ttlMillis), mode.wire());
-    long status = number(reply, 0);
-    if (status == 1) {
-      return new GatewayReply.Granted(number(reply, 1), number(reply, 2));
-    }
-    if (status == 2) {
-      return new GatewayReply.Replayed(number(reply, 1), number(reply, 2));
-    }
-    return new GatewayReply.HeldByOther(number(reply, 2), number(reply, 3) == 1);
+    return ScriptCalls.acquireReply(run(ScriptCalls.acquire(keys, ownership, ownerToken, ttlMillis, mode)));
   }
 
   @Override
   public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return change(runScalar(LeaseScript.RENEW, new String[] {keys.lease()}, ownership, Long.toString(ttlMillis)));
+    return ScriptCalls.changeReply(LeaseScript.RENEW, runScalar(ScriptCalls.renew(keys, ownership, ttlMillis)));
   }
 
   @Override
   public GatewayReply.Change release(LeaseKeys keys, String ownership) {
-    return change(runScalar(LeaseScript.RELEASE, new String[] {keys.lease()}, ownership));
+    return ScriptCalls.changeReply(LeaseScript.RELEASE, runScalar(ScriptCalls.release(keys, ownership)));
   }
 
   @Override
   public GatewayReply.Inspect inspect(LeaseKeys keys, String ownership) {
-    List<Object> reply = run(LeaseScript.INSPECT, new String[] {keys.lease(), keys.fence()}, ownership);
-    if (number(reply, 0) == 0) {
-      return new GatewayReply.Vacant();
-    }
-    return new GatewayReply.Occupied(number(reply, 1) == 1, number(reply, 2), number(reply, 3));
+    return ScriptCalls.inspectReply(run(ScriptCalls.inspect(keys, ownership)));
   }
 
   @Override
@@ -175,17 +162,12 @@ public final class LettuceLeaseGateway implements LeaseGateway {
     }
   }
 
-  private List<Object> run(LeaseScript script, String[] keys, String... args) {
-    return evalsha(script, ScriptOutputType.MULTI, keys, args);
+  private List<Object> run(ScriptCalls.Call call) {
+    return evalsha(call.script(), ScriptOutputType.MULTI, call.keyArray(), call.argArray());
   }
 
-  private long runScalar(LeaseScript script, String[] keys, String... args) {
-    Long value = evalsha(script, ScriptOutputType.INTEGER, keys, args);
-    if (value == null) {
-      // Our scripts always return an integer; a nil reply is one we cannot read, after the script ran.
-      throw new GatewayException(GatewayException.Failure.AMBIGUOUS, script.name() + " returned nil");
-    }
-    return value;
+  private Long runScalar(ScriptCalls.Call call) {
+    return evalsha(call.script(), ScriptOutputType.INTEGER, call.keyArray(), call.argArray());
   }
 
   private <T> T evalsha(LeaseScript script, ScriptOutputType type, String[] keys, String... args) {
@@ -206,21 +188,5 @@ public final class LettuceLeaseGateway implements LeaseGateway {
     return script.readOnly() && shebang
         ? commands.evalshaReadOnly(script.sha1(shebang), type, keys, args)
         : commands.evalsha(script.sha1(shebang), type, keys, args);
-  }
-
-  private static GatewayReply.Change change(long status) {
-    if (status == 1) {
-      return GatewayReply.Change.APPLIED;
-    }
-    return status == 0 ? GatewayReply.Change.ABSENT : GatewayReply.Change.OTHER;
-  }
-
-  private static long number(List<Object> reply, int index) {
-    Object value = reply.get(index);
-    if (value instanceof Long n) {
-      return n;
-    }
-    throw new GatewayException(GatewayException.Failure.AMBIGUOUS,
-        "unexpected script reply element " + index + ": " + (value == null ? "nil" : value.getClass().getSimpleName()));
   }
 }

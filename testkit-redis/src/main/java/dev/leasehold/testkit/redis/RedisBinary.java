@@ -11,12 +11,14 @@ import java.util.Optional;
 
 /**
  * Finds a {@code redis-server} executable for tests: the one on PATH (Debian's), else the one
- * bundled in {@code com.github.codemonstur:embedded-redis} (6.2, linux and macOS).
+ * bundled in {@code com.github.codemonstur:embedded-redis} (6.2, linux and macOS). A test that
+ * needs one of the two in particular asks {@link #onPath()} or {@link #bundled()}.
  *
  * <p>This class is threadsafe.
  */
 public final class RedisBinary {
   private static volatile Path cached;
+  private static Path bundledCopy;
 
   private RedisBinary() {}
 
@@ -30,7 +32,8 @@ public final class RedisBinary {
     return found;
   }
 
-  private static Optional<Path> onPath() {
+  /** The {@code redis-server} on PATH (Redis 7.0 on Debian 12), if any. */
+  public static Optional<Path> onPath() {
     String path = System.getenv("PATH");
     if (path == null) {
       return Optional.empty();
@@ -44,7 +47,18 @@ public final class RedisBinary {
     return Optional.empty();
   }
 
-  private static Optional<Path> bundled() {
+  /**
+   * The binary embedded-redis bundles for this platform (Redis 6.2), copied out of its jar to
+   * {@code target/redis-bin}, if any; whether or not a {@code redis-server} is on PATH.
+   */
+  public static synchronized Optional<Path> bundled() {
+    if (bundledCopy == null) {
+      copyBundled().ifPresent(p -> bundledCopy = p);
+    }
+    return Optional.ofNullable(bundledCopy);
+  }
+
+  private static Optional<Path> copyBundled() {
     String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
     String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
     String resource;

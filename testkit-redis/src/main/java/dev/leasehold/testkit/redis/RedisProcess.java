@@ -51,6 +51,18 @@ public final class RedisProcess implements AutoCloseable {
   public static RedisProcess startOn(String name, int port, String... extraArgs) {
     Path binary = RedisBinary.locate().orElseThrow(
         () -> new IllegalStateException("no redis-server on PATH and no bundled binary for this platform"));
+    return startOn(binary, name, port, extraArgs);
+  }
+
+  /**
+   * Starts {@code binary} (e.g. {@link RedisBinary#bundled()}) with no persistence on a free
+   * loopback port.
+   */
+  public static RedisProcess startWith(Path binary, String name, String... extraArgs) {
+    return startOn(binary, name, freePort(), extraArgs);
+  }
+
+  private static RedisProcess startOn(Path binary, String name, int port, String... extraArgs) {
     try {
       RedisProcess redis = new RedisProcess(binary, name, port, List.of(extraArgs));
       redis.launch();

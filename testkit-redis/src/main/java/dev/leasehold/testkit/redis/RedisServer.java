@@ -49,6 +49,19 @@ public final class RedisServer implements AutoCloseable {
         "no Redis: install redis-server, use a platform embedded-redis ships for, start Docker, or set LEASEHOLD_REDIS_URL");
   }
 
+  /**
+   * Starts the redis-server binary embedded-redis bundles (Redis 6.2), even when another is on
+   * PATH: for tests that must also run on the oldest Redis the library supports.
+   *
+   * @throws IllegalStateException when embedded-redis bundles no binary for this platform
+   */
+  public static RedisServer startBundled(String name) {
+    java.nio.file.Path binary = RedisBinary.bundled().orElseThrow(
+        () -> new IllegalStateException("embedded-redis bundles no redis-server for this platform"));
+    RedisProcess process = RedisProcess.startWith(binary, name);
+    return new RedisServer(process.uri(), process, null);
+  }
+
   private static boolean dockerAvailable() {
     try {
       return DockerClientFactory.instance().isDockerAvailable();

@@ -8,7 +8,8 @@ import dev.leasehold.testkit.sim.VirtualClock;
 import java.util.List;
 
 /**
- * The simulated server on virtual time. Cheap enough to make one per chain.
+ * The simulated server on virtual time, running the production scripts. Cheap enough to make one
+ * per chain.
  *
  * <p>This class is threadsafe.
  */
@@ -38,8 +39,8 @@ public final class SimBackend implements Backend {
     if (e == null) {
       return ServerView.absent(fence);
     }
-    // The first instant the key is gone: the end of its last millisecond.
-    long expiry = (e.expiryMs() + 1) * 1_000_000L;
+    // The first instant the key is gone: the end of its last millisecond (none: never).
+    long expiry = e.expiryMs() < 0 ? Long.MAX_VALUE / 2 : (e.expiryMs() + 1) * 1_000_000L;
     return new ServerView(e.value(), expiry, expiry, fence);
   }
 

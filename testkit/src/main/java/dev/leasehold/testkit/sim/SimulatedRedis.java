@@ -1,117 +1,59 @@
 package dev.leasehold.testkit.sim;
 
-import dev.leasehold.redis.FenceMode;
-import dev.leasehold.redis.GatewayReply;
 import dev.leasehold.redis.LeaseKeys;
+import dev.leasehold.redis.LeaseScript;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The four Lua scripts' semantics in Java over a {@link LeaseClock}, with Redis's millisecond
- * expiry, exactly as Redis expires: a key is gone when the server's ms clock is past its expiry
- * ({@code now > when}), so during its last millisecond it is still there with PTTL 0, which the
- * client treats as expired (a replay then gets no budget). The fencing counter has no TTL and
- * survives expiry, but not a restart.
+ * A Redis server in memory on a {@link LeaseClock}: it runs the scripts it is sent, the very
+ * production {@code .lua} files, with LuaJ (see {@link LuaEngine} for how it runs them and how LuaJ
+ * differs from Redis's Lua) over a keyspace with Redis's millisecond expiry ({@link Keyspace}): a
+ * key is gone when the server's ms clock is past its expiry ({@code now > when}), so during its
+ * last millisecond it is still there with PTTL 0, which the client treats as expired (a replay
+ * then gets no budget). {@code TIME} reads the same clock on {@link LeaseClock#EPOCH_NANOS}.
  *
- * <p>This class is threadsafe: every script runs under the instance lock, like Redis runs one
- * script at a time.
+ * <p>It starts, like a real server, with no script loaded: the first {@code EVALSHA} of each script
+ * answers {@code NOSCRIPT} and the gateway loads it. {@link #restart()} loses every key and the
+ * script cache; {@link #flushScripts()} is {@code SCRIPT FLUSH}. Commands arrive through
+ * {@link #call} as a client sends them, or through {@link #evalsha} and {@link #scriptLoad}.
+ *
+ * <p>It also keeps what no real server can tell: the ghost grant log, every token an ACQUIRE granted.
+ *
+ * <p>This class is threadsafe: every command runs under the instance lock, as Redis runs one
+ * command (and one script) at a time.
  */
 public final class SimulatedRedis {
-  /** A lease key's value and absolute expiry (server ms). */
+  /** A lease key's value and absolute expiry (server ms), -1 when it has none. */
   public record Entry(String value, long expiryMs) {}
 
+  private static final Set<String> ACQUIRE_SHAS = Set.of(LeaseScript.ACQUIRE.sha1(true), LeaseScript.ACQUIRE.sha1(false));
+
   private final LeaseClock clock;
-  private final Map<String, Entry> leases = new HashMap<>();
-  private final Map<String, Long> counters = new HashMap<>();
+  private final Keyspace keyspace;
+  private LuaEngine lua;
   /** Every token an ACQUIRE issued, in order: the ghost grant log the FencedEffects check uses. */
   private final List<Long> grantLog = new ArrayList<>();
-  private boolean scriptsLoaded = true;
   private long scriptLoads;
   private long restarts;
 
   public SimulatedRedis(LeaseClock clock) {
     this.clock = clock;
+    this.keyspace = new Keyspace(this::nowMs, this::serverMicros);
+    this.lua = newLua();
   }
 
+  private LuaEngine newLua() {
+    return new LuaEngine(keyspace::execute);
+  }
+
+  /** The server's ms clock, on the chain's time. */
   public synchronized long nowMs() {
     return Math.floorDiv(clock.trueNanos(), 1_000_000L);
-  }
-
-  /** The live entry of {@code key}, forgetting it when expired (Redis's lazy expiry). */
-  private Entry live(String key) {
-    Entry e = leases.get(key);
-    if (e != null && nowMs() > e.expiryMs()) {
-      leases.remove(key);
-      return null;
-    }
-    return e;
-  }
-
-  /** EVALSHA after SCRIPT FLUSH answers NOSCRIPT; the gateway then loads and retries once. */
-  private void ensureScripts() {
-    if (!scriptsLoaded) {
-      scriptLoads++;
-      scriptsLoaded = true;
-    }
-  }
-
-  public synchronized GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerPrefix, long ttl,
-      FenceMode mode) {
-    ensureScripts();
-    Entry e = live(keys.lease());
-    if (e == null) {
-      long token = counters.getOrDefault(keys.fence(), 0L) + 1;
-      if (mode == FenceMode.CLOCK_FLOOR) {
-        token = Math.max(token, serverMicros());
-      }
-      counters.put(keys.fence(), token);
-      leases.put(keys.lease(), new Entry(ownership, nowMs() + ttl));
-      grantLog.add(token);
-      return new GatewayReply.Granted(token, ttl);
-    }
-    long pttl = e.expiryMs() - nowMs();
-    if (e.value().equals(ownership)) {
-      return new GatewayReply.Replayed(counters.getOrDefault(keys.fence(), 0L), pttl);
-    }
-    return new GatewayReply.HeldByOther(pttl, e.value().startsWith(ownerPrefix));
-  }
-
-  public synchronized GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttl) {
-    ensureScripts();
-    Entry e = live(keys.lease());
-    if (e == null) {
-      return GatewayReply.Change.ABSENT;
-    }
-    if (!e.value().equals(ownership)) {
-      return GatewayReply.Change.OTHER;
-    }
-    leases.put(keys.lease(), new Entry(ownership, nowMs() + ttl));
-    return GatewayReply.Change.APPLIED;
-  }
-
-  public synchronized GatewayReply.Change release(LeaseKeys keys, String ownership) {
-    ensureScripts();
-    Entry e = live(keys.lease());
-    if (e == null) {
-      return GatewayReply.Change.ABSENT;
-    }
-    if (!e.value().equals(ownership)) {
-      return GatewayReply.Change.OTHER;
-    }
-    leases.remove(keys.lease());
-    return GatewayReply.Change.APPLIED;
-  }
-
-  public synchronized GatewayReply.Inspect inspect(LeaseKeys keys, String ownership) {
-    ensureScripts();
-    Entry e = live(keys.lease());
-    if (e == null) {
-      return new GatewayReply.Vacant();
-    }
-    return new GatewayReply.Occupied(e.value().equals(ownership), e.expiryMs() - nowMs(),
-        counters.getOrDefault(keys.fence(), 0L));
   }
 
   /** Server TIME in microseconds since the epoch, as the CLOCK_FLOOR script reads it. */
@@ -119,33 +61,124 @@ public final class SimulatedRedis {
     return (LeaseClock.EPOCH_NANOS + clock.trueNanos()) / 1_000L;
   }
 
-  /** The live entry, for invariant checks (no side effect beyond lazy expiry). */
-  public synchronized Entry entry(LeaseKeys keys) {
-    return live(keys.lease());
+  /**
+   * One command as a client sends it ({@code "SET", "k", "v", "PX", "100"}). Besides the keyspace's
+   * commands: {@code EVAL}, {@code EVALSHA}, {@code EVALSHA_RO}, {@code SCRIPT LOAD|FLUSH|EXISTS}.
+   *
+   * @return the reply: Long, String (bulk), {@link StatusReply}, null (nil) or a List of these
+   * @throws RedisError for an error reply
+   */
+  public synchronized Object call(String... argv) {
+    if (argv.length == 0) {
+      throw new RedisError("ERR unknown command ''");
+    }
+    List<String> args = new ArrayList<>(Arrays.asList(argv));
+    String name = args.get(0).toUpperCase(Locale.ROOT);
+    args.set(0, name);
+    switch (name) {
+      case "EVAL", "EVALSHA", "EVALSHA_RO" -> {
+        if (args.size() < 3) {
+          throw RedisError.wrongArity(name);
+        }
+        long numKeys = Keyspace.integer(args.get(2));
+        if (numKeys < 0 || numKeys > args.size() - 3) {
+          throw new RedisError(numKeys < 0 ? "ERR Number of keys can't be negative"
+              : "ERR Number of keys can't be greater than number of args");
+        }
+        List<String> keys = args.subList(3, 3 + (int) numKeys);
+        List<String> values = args.subList(3 + (int) numKeys, args.size());
+        String sha = name.equals("EVAL") ? scriptLoad(args.get(1)) : args.get(1);
+        return evalsha(sha, name.equals("EVALSHA_RO"), keys, values);
+      }
+      case "SCRIPT" -> {
+        String sub = args.size() > 1 ? args.get(1).toUpperCase(Locale.ROOT) : "";
+        if (sub.equals("LOAD") && args.size() == 3) {
+          return scriptLoad(args.get(2));
+        }
+        if (sub.equals("FLUSH") && args.size() <= 3) {
+          flushScripts();
+          return StatusReply.OK;
+        }
+        if (sub.equals("EXISTS") && args.size() >= 3) {
+          List<Object> out = new ArrayList<>();
+          args.subList(2, args.size()).forEach(sha -> out.add(lua.loaded(sha.toLowerCase(Locale.ROOT)) ? 1L : 0L));
+          return out;
+        }
+        throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + sub.toLowerCase(Locale.ROOT)
+            + "'. Try SCRIPT HELP.");
+      }
+      default -> {
+        return keyspace.execute(args);
+      }
+    }
   }
 
+  /** SCRIPT LOAD: compiles {@code text} (once per distinct text) and answers its SHA1. */
+  public synchronized String scriptLoad(String text) {
+    scriptLoads++;
+    return lua.load(text);
+  }
+
+  /**
+   * EVALSHA ({@code readOnly}: EVALSHA_RO).
+   *
+   * @throws RedisError NOSCRIPT when no script has that SHA1, or the script's error reply
+   */
+  public synchronized Object evalsha(String sha, boolean readOnly, List<String> keys, List<String> args) {
+    Object reply = lua.evalsha(sha, readOnly, keys, args);
+    if (ACQUIRE_SHAS.contains(sha) && reply instanceof List<?> r && r.size() > 1 && Long.valueOf(1L).equals(r.get(0))
+        && r.get(1) instanceof Long token) {
+      grantLog.add(token);
+    }
+    return reply;
+  }
+
+  /** The live lease entry, for invariant checks (no side effect beyond lazy expiry); null when absent. */
+  public synchronized Entry entry(LeaseKeys keys) {
+    Object data = keyspace.data(keys.lease());
+    if (data == null) {
+      return null;
+    }
+    if (!(data instanceof String value)) {
+      throw new IllegalStateException("the lease key holds a " + (data instanceof Map ? "hash" : data));
+    }
+    return new Entry(value, keyspace.expiryMs(keys.lease()));
+  }
+
+  /** The fencing counter, 0 when absent. */
   public synchronized long counter(LeaseKeys keys) {
-    return counters.getOrDefault(keys.fence(), 0L);
+    Object data = keyspace.data(keys.fence());
+    if (data == null) {
+      return 0;
+    }
+    if (!(data instanceof String value)) {
+      throw new IllegalStateException("the fencing counter is a hash");
+    }
+    return Keyspace.integer(value);
   }
 
   /** A restart without persistence: every key, counter and cached script is gone. */
   public synchronized void restart() {
-    leases.clear();
-    counters.clear();
-    scriptsLoaded = false;
+    keyspace.clear();
+    lua = newLua();
     restarts++;
   }
 
-  /** SCRIPT FLUSH. */
+  /** SCRIPT FLUSH: Redis drops the cache and starts a new Lua state. */
   public synchronized void flushScripts() {
-    scriptsLoaded = false;
+    lua = newLua();
   }
 
   public synchronized List<Long> grantLog() {
     return List.copyOf(grantLog);
   }
 
+  /** SCRIPT LOADs so far. */
   public synchronized long scriptLoads() {
     return scriptLoads;
+  }
+
+  public synchronized long restarts() {
+    return restarts;
   }
 }
