@@ -46,8 +46,8 @@ final class ChaosRun {
       Duration replicaAckTimeout,
       Duration driftBudget) {
 
-    Setup withPlan(Worker.Plan p) {
-      return new Setup(scenario, description, clientUri, sampleUri, serverLabel, workers, p, duration, fenceMode,
+    Setup withFenceMode(FenceMode mode) {
+      return new Setup(scenario, description, clientUri, sampleUri, serverLabel, workers, plan, duration, mode,
           replicaAcks, replicaAckTimeout, driftBudget);
     }
   }
@@ -64,7 +64,7 @@ final class ChaosRun {
         duration, FenceMode.CLOCK_FLOOR, 0, Duration.ofMillis(100), Duration.ofMillis(20));
   }
 
-  /** The default plan: 1 s leases, renewed, two effects each, 200 operations per worker at most. */
+  /** The default plan: 1 s leases, renewed, up to three effects each, 200 operations per worker at most. */
   static Worker.Plan defaultPlan() {
     return new Worker.Plan(Duration.ofMillis(1000), Duration.ofMillis(400), 3, Duration.ofMillis(40),
         Duration.ofMillis(60), 200, g -> false, Duration.ofMillis(300), false);

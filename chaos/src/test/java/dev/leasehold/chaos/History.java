@@ -35,7 +35,19 @@ public final class History {
    * right after, or -1 without a handle; {@code state} is {@code handle.state()} right after.
    */
   public record Complete(long seq, long at, String actor, String grant, String op, String outcome,
-      String state, long deadline, long token, String guarantee, String detail) implements Event {}
+      String state, long deadline, long token, String guarantee, String detail) implements Event {
+    /** The outcome's kind: {@code NotActive} for {@code NotActive(LOST)}. */
+    public String variant() {
+      int open = outcome.indexOf('(');
+      return open < 0 ? outcome : outcome.substring(0, open);
+    }
+
+    /** What the outcome names in parentheses: {@code LOST} for {@code NotActive(LOST)}, else "". */
+    public String named() {
+      int open = outcome.indexOf('(');
+      return open < 0 ? "" : outcome.substring(open + 1, outcome.lastIndexOf(')'));
+    }
+  }
 
   /**
    * What a worker saw when it checked its handle before an effect (or at any other time): the

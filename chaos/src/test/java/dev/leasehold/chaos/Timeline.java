@@ -41,7 +41,7 @@ final class Timeline {
         maxPttl = Math.max(maxPttl, s.pttl());
       }
     }
-    Map<String, List<Checker.Interval>> intervals = Checker.intervals(events);
+    Map<String, List<Beliefs.Interval>> intervals = Beliefs.intervals(events);
     List<String> lanes = new ArrayList<>(actors);
     int serverY = 30 + lanes.size() * LANE;
     int pttlY = serverY + LANE;
@@ -64,8 +64,8 @@ final class Timeline {
     svg.append(String.format("<text x='8' y='%d'>server PTTL</text>%n", pttlY + 30));
     svg.append(String.format("<text x='8' y='%d'>(0..%d ms)</text>%n", pttlY + 44, maxPttl));
     // Believed-ACTIVE intervals.
-    for (List<Checker.Interval> list : intervals.values()) {
-      for (Checker.Interval in : list) {
+    for (List<Beliefs.Interval> list : intervals.values()) {
+      for (Beliefs.Interval in : list) {
         int lane = lanes.indexOf(in.actor());
         if (lane < 0) {
           continue;

@@ -10,6 +10,7 @@ import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.redis.RedisLeaseAdapter;
+import dev.leasehold.testkit.lease.LeaseInvariants;
 import dev.leasehold.testkit.lease.LeaseWorld;
 import dev.leasehold.testkit.sim.SimulatedGateway;
 import dev.leasehold.testkit.sim.SimulatedRedis;
@@ -86,16 +87,30 @@ public class RedisLeaseHandleLincheckUnitTests {
     return handle.remainingValidity().toMillis();
   }
 
-  /** ValidityWithinServerLease: an ACTIVE handle's budget is within what the server holds. */
+  /** ActiveHoldsKey and ValidityWithinServerLease: an ACTIVE handle's budget is within what the server holds. */
   @Validate
   public void validity() {
-    if (handle.state() == LeaseState.ACTIVE) {
-      SimulatedRedis.Entry e = redis.entry(LeaseWorld.KEYS);
-      long deadline = clock.clientNanos() + handle.remainingValidity().toNanos();
-      if (e == null || !e.value().equals(attempt.ownership()) || (e.expiryMs() + 1) * 1_000_000L < deadline) {
-        throw new AssertionError("ACTIVE handle beyond the server lease: " + e);
-      }
+    withinServerLease(handle, redis, clock, attempt);
+  }
+
+  /**
+   * ActiveHoldsKey and ValidityWithinServerLease for one handle, decided by the predicates every
+   * oracle shares; returns whether the handle is ACTIVE. The simulated server keeps whole
+   * milliseconds and expires a key after its last one.
+   */
+  static boolean withinServerLease(LeaseHandle h, SimulatedRedis redis, VirtualClock clock, LeaseAttempt attempt) {
+    if (h.state() != LeaseState.ACTIVE) {
+      return false;
     }
+    SimulatedRedis.Entry e = redis.entry(LeaseWorld.KEYS);
+    boolean held = e != null && e.value().equals(attempt.ownership());
+    long deadline = clock.clientNanos() + h.remainingValidity().toNanos();
+    long expiry = e == null ? 0 : (e.expiryMs() + 1) * 1_000_000L;
+    if (!LeaseInvariants.activeHoldsKey(true, held)
+        || !LeaseInvariants.validityWithinServerLease(true, held, deadline, expiry, 0)) {
+      throw new AssertionError("ACTIVE handle beyond the server lease: " + h + ", server " + e);
+    }
+    return true;
   }
 
   /**
@@ -181,21 +196,16 @@ public class RedisLeaseHandleLincheckUnitTests {
       return handle.release().getClass().getSimpleName();
     }
 
-    /** ValidityWithinServerLease for every handle, and MutualExclusion: one attempt, so at most one ACTIVE handle. */
+    /** ActiveHoldsKey and ValidityWithinServerLease for every handle, and MutualExclusion: one attempt, so at most one ACTIVE handle. */
     @Validate
     public void validity() {
-      SimulatedRedis.Entry e = redis.entry(LeaseWorld.KEYS);
       int active = 0;
       for (LeaseHandle h : handles) {
-        if (h.state() == LeaseState.ACTIVE) {
+        if (withinServerLease(h, redis, clock, attempt)) {
           active++;
-          long deadline = clock.clientNanos() + h.remainingValidity().toNanos();
-          if (e == null || !e.value().equals(attempt.ownership()) || (e.expiryMs() + 1) * 1_000_000L < deadline) {
-            throw new AssertionError("ACTIVE handle beyond the server lease: " + h + ", server " + e);
-          }
         }
       }
-      if (active > 1) {
+      if (!LeaseInvariants.mutualExclusion(active)) {
         throw new AssertionError(active + " ACTIVE handles of one attempt: " + handles);
       }
     }

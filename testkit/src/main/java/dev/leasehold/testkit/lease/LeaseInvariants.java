@@ -5,19 +5,122 @@ import dev.leasehold.testkit.lease.Snapshot.HandleObs;
 import dev.leasehold.testkit.runner.PropertyViolation;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * The seven invariants of CONTRACT.md (as {@code spec/Lease.tla} states them), one definition
- * shared by every oracle: the simulated and the real-server properties check the implementation's
- * snapshots with it, the model's own snapshots are checked with it too, and the Lincheck test
- * reuses {@link #validity} and {@link #mutualExclusion}. One message per assertion. A run with
+ * The invariants of CONTRACT.md as {@code spec/tla/Lease.tla} states them, one definition shared by
+ * every oracle.
+ *
+ * <p>The core of each property is a pure predicate over plain values, named exactly like the spec
+ * property ({@link #activeHoldsKey(boolean, boolean)}, {@link #validityWithinServerLease},
+ * {@link #mutualExclusion(long)}, {@link #noInheritance(int, int)}, {@link #terminalStays},
+ * {@link #stateOutcomeAgreement(String, String, LeaseState, LeaseState, boolean)},
+ * {@link #replayNeverExtends(boolean, long, long, long, long, long)}, {@link #fencedEffects(long, long)},
+ * {@link #certaintyIsHonest(String, boolean)}). Every oracle calls these: the snapshot checks
+ * below (the simulated and the real-server properties check the implementation's snapshots and
+ * the model's own with them), the Lincheck validation and the chaos checker. Each oracle only
+ * reads its own world into those values.
+ *
+ * <p>The snapshot checks throw a {@link PropertyViolation}, one message per assertion. A run with
  * restarts waives the invariants a restart without persistence is known to break (the spec's
  * THEOREM excludes Restart); nothing else can be waived.
  *
  * <p>This class is stateless and threadsafe.
  */
 public final class LeaseInvariants {
+  /** The outcomes that promise the server was not changed (CertaintyIsHonest). */
+  private static final Set<String> NOT_APPLIED = Set.of("Unavailable", "Overloaded", "IllegalArgumentException");
+
   private LeaseInvariants() {}
+
+  // ---- The predicates: one per spec property, over plain values. ----
+
+  /** ActiveHoldsKey: a handle that says ACTIVE belongs to the attempt whose value the server holds. */
+  public static boolean activeHoldsKey(boolean active, boolean serverHoldsItsAttempt) {
+    return !active || serverHoldsItsAttempt;
+  }
+
+  /**
+   * ValidityWithinServerLease: an ACTIVE handle whose attempt the server holds is not valid past the
+   * server's expiry. All three instants are on the server's clock (ns); {@code deadline} already
+   * includes what the client clock may lag, and {@code slack} is how far the readings may be off.
+   */
+  public static boolean validityWithinServerLease(boolean active, boolean serverHoldsItsAttempt, long deadline,
+      long serverExpiry, long slack) {
+    return !(active && serverHoldsItsAttempt) || deadline <= serverExpiry + slack;
+  }
+
+  /** MutualExclusion: at most one handle of the resource says ACTIVE at any instant. */
+  public static boolean mutualExclusion(long activeHandles) {
+    return activeHandles <= 1;
+  }
+
+  /** NoInheritance: a handle just handed out belongs to the exact attempt the server holds. */
+  public static boolean noInheritance(int attempt, int serverHolder) {
+    return attempt == serverHolder;
+  }
+
+  /** TerminalStays: once a caller was told LOST or RELEASED ({@code told}; null if never), state() keeps saying so. */
+  public static boolean terminalStays(LeaseState told, LeaseState now) {
+    return told == null || told == now;
+  }
+
+  /** Whether an outcome promises that the call did not change the server. */
+  public static boolean claimsNotApplied(String outcome) {
+    return NOT_APPLIED.contains(outcome);
+  }
+
+  /**
+   * StateOutcomeAgreement: the outcome {@code outcome} (its variant name; {@code detail} the state a
+   * NotActive names) agrees with state() read right after it. {@code before} is the handle's state
+   * before the call, null when unknown. {@code budgetSpent}: the handle's budget may have run out
+   * between the reply and the read (a real clock), so a Renewed handle may already read LOST.
+   */
+  public static boolean stateOutcomeAgreement(String outcome, String detail, LeaseState before, LeaseState after,
+      boolean budgetSpent) {
+    return switch (outcome) {
+      case "Renewed" -> after == LeaseState.ACTIVE || (budgetSpent && after == LeaseState.LOST);
+      case "Lost", "NotOwner" -> after == LeaseState.LOST;
+      case "Released", "AlreadyAbsent" -> after == LeaseState.RELEASED || after == LeaseState.LOST;
+      case "NotActive" -> after.name().equals(detail);
+      case "Indeterminate" -> after == LeaseState.UNKNOWN || after == LeaseState.LOST;
+      case "Unavailable", "Overloaded" -> before == null || before == after;
+      case "Acquired", "ReplayedSameOperation" -> after != LeaseState.RELEASED;
+      default -> true;
+    };
+  }
+
+  /**
+   * ReplayNeverExtends: a replay that found its attempt holding the key leaves the key held and its
+   * expiry where it was. Expiries are read windows [lo, hi] on the server's clock, off by up to
+   * {@code slack}.
+   */
+  public static boolean replayNeverExtends(boolean stillHeld, long beforeLo, long beforeHi, long afterLo, long afterHi,
+      long slack) {
+    return stillHeld && sameExpiry(beforeLo, beforeHi, afterLo, afterHi, slack);
+  }
+
+  /**
+   * FencedEffects: the store's last accepted write comes from the newest grant that ever wrote to
+   * it ({@code storeMax}, counting the last write too). Grants are numbered in the order they were
+   * granted. It breaks exactly when a store accepts an older grant's write after a newer one's: in
+   * the fenced store, when a token was issued twice.
+   */
+  public static boolean fencedEffects(long storeLast, long storeMax) {
+    return storeLast == storeMax;
+  }
+
+  /** CertaintyIsHonest: a call whose outcome claims it was not applied did not change the server. */
+  public static boolean certaintyIsHonest(String outcome, boolean serverChanged) {
+    return !claimsNotApplied(outcome) || !serverChanged;
+  }
+
+  /** Two read windows of one expiry that may be the same instant. */
+  private static boolean sameExpiry(long aLo, long aHi, long bLo, long bHi, long slack) {
+    return bLo <= aHi + slack && aLo <= bHi + slack;
+  }
+
+  // ---- The snapshot checks: each reads a Snapshot into the predicates above. ----
 
   /** Checks every invariant on the step from {@code event.before()} to {@code after}. */
   public static void checkAll(StepEvent event, Snapshot after, Map<Integer, LeaseState> terminalSeen,
@@ -45,62 +148,48 @@ public final class LeaseInvariants {
     }
   }
 
-  /** ActiveHoldsKey: ACTIVE => the server holds this attempt's value. */
+  /** ActiveHoldsKey on a snapshot. */
   public static void activeHoldsKey(Snapshot s) {
     for (HandleObs h : s.handles()) {
-      PropertyViolation.check(h.state() != LeaseState.ACTIVE || s.holder() == h.attempt(), "ActiveHoldsKey",
-          "handle " + h.id() + " of attempt " + h.attempt() + " is ACTIVE but the server holds "
+      require(activeHoldsKey(h.state() == LeaseState.ACTIVE, s.holder() == h.attempt()), "ActiveHoldsKey",
+          () -> "handle " + h.id() + " of attempt " + h.attempt() + " is ACTIVE but the server holds "
               + (s.holder() < 0 ? "nothing" : "attempt " + s.holder()));
     }
   }
 
-  /** ValidityWithinServerLease: ACTIVE and held => the server keeps it until at least the local deadline. */
+  /** ValidityWithinServerLease on a snapshot. */
   public static void validity(Snapshot s) {
     for (HandleObs h : s.handles()) {
-      if (h.state() != LeaseState.ACTIVE || s.holder() != h.attempt()) {
-        continue;
-      }
       // The deadline on the server's clock is the client deadline plus the client's lag.
       long deadline = s.clientNow() + h.remaining() + s.lag();
-      PropertyViolation.check(deadline <= s.expiryHi() + s.slack(), "ValidityWithinServerLease",
-          "handle " + h.id() + " is ACTIVE until " + ms(deadline) + " but the server expires it at "
+      require(validityWithinServerLease(h.state() == LeaseState.ACTIVE, s.holder() == h.attempt(), deadline,
+              s.expiryHi(), s.slack()), "ValidityWithinServerLease",
+          () -> "handle " + h.id() + " is ACTIVE until " + ms(deadline) + " but the server expires it at "
               + ms(s.expiryHi()) + " (" + ms(deadline - s.expiryHi()) + " too long)");
     }
   }
 
-  /** 2. At most one handle is ACTIVE. */
+  /** MutualExclusion on a snapshot. */
   public static void mutualExclusion(Snapshot s) {
     long active = s.handles().stream().filter(h -> h.state() == LeaseState.ACTIVE).count();
-    PropertyViolation.check(active <= 1, "MutualExclusion", active + " handles are ACTIVE at once: " + s.handles());
+    require(mutualExclusion(active), "MutualExclusion", () -> active + " handles are ACTIVE at once: " + s.handles());
   }
 
-  private static final Set<String> TIMEOUT_STATES = Set.of("UNKNOWN", "LOST");
-
-  /** 3. The outcome agrees with state() right after it; LOST and RELEASED stay. */
+  /** TerminalStays and StateOutcomeAgreement on a step (both reported as StateOutcomeAgreement). */
   static void stateOutcomeAgreement(StepEvent e, Snapshot after, Map<Integer, LeaseState> terminalSeen) {
     for (HandleObs h : after.handles()) {
       LeaseState seen = terminalSeen.get(h.id());
-      PropertyViolation.check(seen == null || seen == h.state(), "StateOutcomeAgreement",
-          "handle " + h.id() + " was " + seen + " and now says " + h.state() + " (terminal states stay)");
+      require(terminalStays(seen, h.state()), "StateOutcomeAgreement",
+          () -> "handle " + h.id() + " was " + seen + " and now says " + h.state() + " (terminal states stay)");
     }
     if (e.handle() < 0 || e.handle() >= after.handles().size()) {
       return;
     }
     LeaseState st = after.handles().get(e.handle()).state();
     String v = e.outcome().variant();
-    String where = e.op() + " returned " + e.outcome() + " but state() is " + st;
-    switch (v) {
-      case "Renewed" -> PropertyViolation.check(st == LeaseState.ACTIVE, "StateOutcomeAgreement", where);
-      case "Lost", "NotOwner" -> PropertyViolation.check(st == LeaseState.LOST, "StateOutcomeAgreement", where);
-      case "Released", "AlreadyAbsent" -> PropertyViolation.check(st == LeaseState.RELEASED || st == LeaseState.LOST,
-          "StateOutcomeAgreement", where);
-      case "NotActive" -> PropertyViolation.check(st.name().equals(e.outcome().detail()), "StateOutcomeAgreement", where);
-      case "Indeterminate" -> PropertyViolation.check(TIMEOUT_STATES.contains(st.name()), "StateOutcomeAgreement", where);
-      case "Unavailable", "Overloaded" -> PropertyViolation.check(e.stateBefore() == null || e.stateBefore() == st,
-          "StateOutcomeAgreement", where + " (was " + e.stateBefore() + ": nothing was applied)");
-      case "Acquired", "ReplayedSameOperation" -> PropertyViolation.check(st != LeaseState.RELEASED, "StateOutcomeAgreement", where);
-      default -> { }
-    }
+    require(stateOutcomeAgreement(v, e.outcome().detail(), e.stateBefore(), st, false), "StateOutcomeAgreement",
+        () -> e.op() + " returned " + e.outcome() + " but state() is " + st
+            + (claimsNotApplied(v) ? " (was " + e.stateBefore() + ": nothing was applied)" : ""));
   }
 
   /**
@@ -114,44 +203,50 @@ public final class LeaseInvariants {
     if (!e.outcome().variant().equals("ReplayedSameOperation") || b.holder() != e.attempt() || after.fence() != b.fence()) {
       return;
     }
-    PropertyViolation.check(after.holder() == e.attempt() && after.expiryLo() <= b.expiryHi() + after.slack()
-            && b.expiryLo() <= after.expiryHi() + after.slack(),
-        "ReplayNeverExtends", "the replay moved the expiry from " + ms(b.expiryHi()) + " to " + ms(after.expiryHi()));
+    require(replayNeverExtends(after.holder() == e.attempt(), b.expiryLo(), b.expiryHi(), after.expiryLo(),
+            after.expiryHi(), after.slack()), "ReplayNeverExtends",
+        () -> "the replay moved the expiry from " + ms(b.expiryHi()) + " to " + ms(after.expiryHi()));
   }
 
-  /** 5. A handle is only ever given to the exact attempt holding the key, never to its owner's other operation. */
+  /** NoInheritance on a step that handed out a handle. */
   static void noInheritance(StepEvent e, Snapshot after) {
     String v = e.outcome().variant();
     if (!(v.equals("Acquired") || v.equals("ReplayedSameOperation"))) {
       return;
     }
-    PropertyViolation.check(after.holder() == e.attempt(), "NoInheritance",
-        "attempt " + e.attempt() + " (owner " + after.ownerOf().get(e.attempt()) + ") got " + v
+    require(noInheritance(e.attempt(), after.holder()), "NoInheritance",
+        () -> "attempt " + e.attempt() + " (owner " + after.ownerOf().get(e.attempt()) + ") got " + v
             + " while the server holds attempt " + after.holder()
             + (after.holder() >= 0 ? " (owner " + after.ownerOf().get(after.holder()) + ")" : ""));
   }
 
-  /** 6. The fenced store's last accepted write comes from the newest grant that ever wrote. */
+  /** FencedEffects on the grant numbers of the model's fenced store. */
   static void fencedEffects(int storeLast, int storeMax) {
-    PropertyViolation.check(storeLast == storeMax, "FencedEffects",
-        "the store accepted a write of grant #" + storeLast + " after one of grant #" + storeMax
+    require(fencedEffects((long) storeLast, (long) storeMax), "FencedEffects",
+        () -> "the store accepted a write of grant #" + storeLast + " after one of grant #" + storeMax
             + ": a token was issued twice");
   }
 
-  /** 7. After Unavailable, Overloaded or an exception before any I/O the server did not change. */
+  /** CertaintyIsHonest on a step: after Unavailable, Overloaded or an exception before any I/O the server did not change. */
   static void certaintyIsHonest(StepEvent e, Snapshot after) {
     String v = e.outcome().variant();
-    if (!(v.equals("Unavailable") || v.equals("Overloaded") || v.equals("IllegalArgumentException"))) {
+    if (!claimsNotApplied(v)) {
       return;
     }
     // A wait loop lets time pass: a key that expired meanwhile was not removed by the call.
     Snapshot b = e.before().agedTo(after.trueNow() - after.slack());
     boolean same = b.holder() == after.holder() && b.fence() == after.fence()
-        && (b.holder() < 0 || (after.expiryLo() <= b.expiryHi() + after.slack()
-            && b.expiryLo() <= after.expiryHi() + after.slack()));
-    PropertyViolation.check(same, "CertaintyIsHonest", e.op() + " returned " + v + " but the server went from holder "
-        + b.holder() + "/expiry " + ms(b.expiryHi()) + "/fence " + b.fence() + " to holder " + after.holder()
-        + "/expiry " + ms(after.expiryHi()) + "/fence " + after.fence());
+        && (b.holder() < 0 || sameExpiry(b.expiryLo(), b.expiryHi(), after.expiryLo(), after.expiryHi(), after.slack()));
+    require(certaintyIsHonest(v, !same), "CertaintyIsHonest", () -> e.op() + " returned " + v
+        + " but the server went from holder " + b.holder() + "/expiry " + ms(b.expiryHi()) + "/fence " + b.fence()
+        + " to holder " + after.holder() + "/expiry " + ms(after.expiryHi()) + "/fence " + after.fence());
+  }
+
+  /** Fails {@code property} unless {@code ok}; the message is only built for a failure. */
+  private static void require(boolean ok, String property, Supplier<String> message) {
+    if (!ok) {
+      throw new PropertyViolation(property, message.get());
+    }
   }
 
   static String ms(long nanos) {
