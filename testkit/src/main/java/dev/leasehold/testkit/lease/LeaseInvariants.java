@@ -130,7 +130,7 @@ public final class LeaseInvariants {
     replayNeverExtends(event, after);
     noInheritance(event, after);
     if (!waived.contains("FencedEffects")) {
-      fencedEffects(storeLast, storeMax);
+      requireFencedEffects(storeLast, storeMax);
     }
     certaintyIsHonest(event, after);
   }
@@ -221,7 +221,7 @@ public final class LeaseInvariants {
   }
 
   /** FencedEffects on the grant numbers of the model's fenced store. */
-  static void fencedEffects(int storeLast, int storeMax) {
+  static void requireFencedEffects(int storeLast, int storeMax) {
     require(fencedEffects((long) storeLast, (long) storeMax), "FencedEffects",
         () -> "the store accepted a write of grant #" + storeLast + " after one of grant #" + storeMax
             + ": a token was issued twice");

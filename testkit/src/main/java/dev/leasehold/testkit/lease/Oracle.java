@@ -128,7 +128,7 @@ final class Oracle {
       LeaseInvariants.holding(twin, config.waived());
     }
     if (!config.waived().contains("FencedEffects")) {
-      LeaseInvariants.fencedEffects(model.storeLast(), model.storeMax());
+      LeaseInvariants.requireFencedEffects(model.storeLast(), model.storeMax());
     }
   }
 

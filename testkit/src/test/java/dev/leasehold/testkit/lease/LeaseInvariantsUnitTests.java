@@ -1,4 +1,4 @@
-package dev.leasehold.model.properties;
+package dev.leasehold.testkit.lease;
 
 import static dev.leasehold.lease.LeaseState.ACTIVE;
 import static dev.leasehold.lease.LeaseState.LOST;
@@ -7,7 +7,6 @@ import static dev.leasehold.lease.LeaseState.UNKNOWN;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.testkit.lease.LeaseInvariants;
 import org.junit.jupiter.api.Test;
 
 /**
