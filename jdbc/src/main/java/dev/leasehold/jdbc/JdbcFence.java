@@ -78,7 +78,10 @@ public final class JdbcFence {
     return table;
   }
 
-  /** Creates the fence table unless it exists, with the shipped DDL. Not fenced, not transactional. */
+  /**
+   * Creates the fence table unless it exists, with the shipped DDL. Run it on an autocommit
+   * connection, or commit after it: on PostgreSQL DDL is part of the transaction.
+   */
   public void createTableIfAbsent(Connection connection) throws SQLException {
     try (Statement s = FenceChecks.notNull("connection", connection).createStatement()) {
       s.execute(dialect.ddl(table));

@@ -87,8 +87,7 @@ abstract class FenceContract {
       assertEquals(new FenceResult.Stale(5, 6), guard.write(old, 5));
       old.commit();
     }
-    assertEquals(new EffectTables.Row("w6", 6, kind == Guard.Kind.TOKEN_COLUMN ? 6 : 0), tables.row());
-    assertEquals(6, guard.fence());
+    assertNewestWrite(kind, 6);
   }
 
   @ParameterizedTest
@@ -107,8 +106,7 @@ abstract class FenceContract {
       assertEquals(new FenceResult.Stale(5, 6), refusal(old, () -> guard.write(old, 5)));
       old.commit();
     }
-    assertEquals("w6", tables.row().value());
-    assertEquals(6, guard.fence());
+    assertNewestWrite(kind, 6);
   }
 
   @ParameterizedTest
@@ -123,8 +121,7 @@ abstract class FenceContract {
       assertEquals(new FenceResult.Admitted(6), guard.write(b, 6));
       b.commit();
     }
-    assertEquals("w6", tables.row().value());
-    assertEquals(6, guard.fence());
+    assertNewestWrite(kind, 6);
   }
 
   @ParameterizedTest
@@ -139,7 +136,7 @@ abstract class FenceContract {
       assertEquals(new FenceResult.Stale(7, 8), guard.write(a, 7));
       a.rollback();
     }
-    assertEquals(8, guard.fence());
+    assertNewestWrite(kind, 8);
   }
 
   @ParameterizedTest
@@ -154,8 +151,7 @@ abstract class FenceContract {
       assertEquals(new FenceResult.Stale(6, 7), waiting.get(10, TimeUnit.SECONDS));
       old.rollback();
     }
-    assertEquals("w7", tables.row().value());
-    assertEquals(7, guard.fence());
+    assertNewestWrite(kind, 7);
   }
 
   @ParameterizedTest
@@ -172,8 +168,7 @@ abstract class FenceContract {
       assertEquals(new FenceResult.Admitted(6), waiting.get(10, TimeUnit.SECONDS));
       old.commit();
     }
-    assertEquals("w6", tables.row().value());
-    assertEquals(6, guard.fence());
+    assertNewestWrite(kind, 6);
   }
 
   @ParameterizedTest
@@ -191,8 +186,7 @@ abstract class FenceContract {
     }
     assertEquals(run.committed().size(), logged.size(), "every committed admitted write, and only those, logged");
     long newest = run.committed().stream().mapToLong(Long::longValue).max().orElseThrow();
-    assertEquals(new EffectTables.Row("w" + newest, newest, kind == Guard.Kind.TOKEN_COLUMN ? newest : 0), tables.row());
-    assertEquals(newest, kind.on(tables).fence(), "the fence is the newest committed token, not a rolled-back one");
+    assertNewestWrite(kind, newest);
     run.stale().forEach(s -> assertTrue(s.newest() <= newest, "refused for a token never committed: " + s));
     // Not a vacuous run: the writers overlapped, tokens were admitted, refused and rolled back.
     assertTrue(run.maxInFlight() >= 2, "writers never overlapped");
@@ -256,6 +250,15 @@ abstract class FenceContract {
     } finally {
       database().execute("DROP TABLE " + loose);
     }
+  }
+
+  /**
+   * The effect row holds the write made with {@code token}, and the guard's fence is at {@code token}
+   * (not at a rolled-back or refused one). The row's fence column moves only with the token column guard.
+   */
+  private void assertNewestWrite(Guard.Kind kind, long token) throws SQLException {
+    assertEquals(new EffectTables.Row("w" + token, token, kind == Guard.Kind.TOKEN_COLUMN ? token : 0), tables.row());
+    assertEquals(token, kind.on(tables).fence(), "the guard's fence");
   }
 
   /** The effect row's value, by a plain (snapshot) read. */

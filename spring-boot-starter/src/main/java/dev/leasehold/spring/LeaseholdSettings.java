@@ -1,5 +1,6 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.redis.RedisLeaseConfig;
 import dev.leasehold.redis.RedisLeases;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +44,7 @@ final class LeaseholdSettings {
     set(p.releaseSignals(), b::releaseSignals);
     LeaseholdProperties.ReplicaAck ack = p.replicaAck();
     if (ack != null && (ack.replicas() != 0 || ack.timeout() != null)) {
-      b.replicaAck(ack.replicas(), ack.timeout() != null ? ack.timeout()
-          : dev.leasehold.redis.RedisLeaseConfig.DEFAULT_REPLICA_ACK_TIMEOUT);
+      b.replicaAck(ack.replicas(), ack.timeout() != null ? ack.timeout() : RedisLeaseConfig.DEFAULT_REPLICA_ACK_TIMEOUT);
     }
     return b;
   }

@@ -155,14 +155,13 @@ class LeaseholdAutoConfigurationTests {
 
   @Test
   void closingTheContext_closesTheInstance_andItsConnections() {
-    long before = connectedClients();
+    long before = connectedClients(REDIS);
     RedisLeases[] leases = new RedisLeases[1];
     runner.withPropertyValues("leasehold.uri=" + uri()).run(context -> {
       leases[0] = context.getBean(RedisLeases.class);
-      assertThat(connectedClients()).isEqualTo(before + 2); // commands and release signals
+      assertThat(connectedClients(REDIS)).isEqualTo(before + 2); // commands and release signals
     });
-    // The server drops a closed connection from its list a moment after the client closed it.
-    await().atMost(Duration.ofSeconds(2)).until(() -> connectedClients() == before);
+    awaitClients(REDIS, before);
     assertThatThrownBy(() -> leases[0].withLease(LeaseRequest.once("closed", digest(), Duration.ofSeconds(5),
         leases[0].newAttempt("op-closed")), ctx -> "never"))
         .isInstanceOf(LeaseException.class).hasMessageContaining("closed");
@@ -174,8 +173,14 @@ class LeaseholdAutoConfigurationTests {
         new CommandArgs<>(StringCodec.UTF8).add("UNPAUSE"));
   }
 
-  static long connectedClients() {
-    return REDIS.commands().clientList().lines().filter(line -> !line.isBlank()).count();
+  /** The connections the server has open (the side connection included). */
+  static long connectedClients(RedisServerExtension redis) {
+    return redis.commands().clientList().lines().filter(line -> !line.isBlank()).count();
+  }
+
+  /** The server drops a closed connection from its list a moment after the client closed it. */
+  static void awaitClients(RedisServerExtension redis, long expected) {
+    await().atMost(Duration.ofSeconds(2)).until(() -> connectedClients(redis) == expected);
   }
 
   static String digest() {

@@ -3,18 +3,20 @@ package dev.leasehold.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.lease.LeaseGuarantee;
-import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseResult;
 import dev.leasehold.lease.ResourceDigests;
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.RedisLeases;
 import dev.leasehold.testkit.redis.RedisServerExtension;
-import java.time.Duration;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.beans.BeanInstantiationException;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -23,50 +25,56 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
 
 /**
- * A whole Spring Boot application, found through the starter's
+ * A whole Spring Boot application, which finds the starter through its
  * {@code META-INF/spring/...AutoConfiguration.imports} like any other, against a real
- * {@code redis-server}: the README's "Spring Boot" section, run; and the start-up report of a bad
- * property, through the starter's {@code META-INF/spring.factories}.
+ * {@code redis-server}: the README's "Spring Boot" section ({@code readme-example.properties} and
+ * {@link InvoiceRun}), run; and the start-up report of a bad property, through the starter's
+ * {@code META-INF/spring.factories}.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class LeaseholdSpringApplicationIntegrationTests {
   @RegisterExtension
   static final RedisServerExtension REDIS = new RedisServerExtension("spring-application");
 
-  /** The application: nothing but auto-configuration. */
+  /** The application: auto-configuration and the README's bean. */
   @SpringBootConfiguration
   @EnableAutoConfiguration
+  @Import(InvoiceRun.class)
   static class Application {}
 
   @Test
-  void anApplication_getsRedisLeasesFromProperties_andRunsWorkUnderALease() {
+  void theReadmeApplication_runsWorkUnderALease_fromTheReadmeProperties() {
     String uri = "redis://" + REDIS.uri().getHost() + ":" + REDIS.uri().getPort();
+    long clientsBefore = LeaseholdAutoConfigurationTests.connectedClients(REDIS);
     try (ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
         .web(WebApplicationType.NONE)
-        .properties("leasehold.uri=" + uri, "leasehold.namespace=billing", "leasehold.drift-budget=20ms")
-        .run()) {
-      RedisLeases leases = context.getBean(RedisLeases.class);
-      String digest = ResourceDigests.sha256("customer-42");
-      LeaseKeys keys = leases.keys("invoice-run", digest);
-      LeaseRequest request = new LeaseRequest("invoice-run", digest, Duration.ofSeconds(5), Duration.ofSeconds(30),
-          leases.newAttempt("run-2026-12-02"));
+        .run("--spring.config.name=readme-example", "--leasehold.uri=" + uri)) {
+      LeaseKeys keys = context.getBean(RedisLeases.class).keys("invoice-run", ResourceDigests.sha256("customer-42"));
 
-      LeaseResult<Long> result = leases.withLease(request, ctx -> {
-        ctx.throwIfCancelled();
-        assertThat(REDIS.commands().exists(keys.lease())).as("the lease key while the work runs").isEqualTo(1);
-        assertThat(ctx.handle().guarantee()).isEqualTo(LeaseGuarantee.FENCED);
-        return ctx.fencingToken().orElseThrow();
-      });
+      LeaseResult<Long> result = context.getBean(InvoiceRun.class).send("customer-42");
 
       assertThat(result).isInstanceOf(LeaseResult.Completed.class);
       long token = ((LeaseResult.Completed<Long>) result).value();
-      assertThat(token).isPositive();
-      assertThat(keys.lease()).startsWith("billing:lease:v1:{invoice-run:sha256:");
+      assertThat(keys.lease()).as("leasehold.namespace from the file").startsWith("billing:lease:v1:{invoice-run:sha256:");
+      assertThat(Long.parseLong(REDIS.commands().get(keys.fence()))).as("the token the server issued").isEqualTo(token);
       assertThat(REDIS.commands().exists(keys.lease())).as("released after the work").isZero();
-      assertThat(Long.parseLong(REDIS.commands().get(keys.fence()))).isEqualTo(token);
+      assertThat(context.getBean(RedisLeases.class).adapter().config().driftBudget()).hasMillis(20);
     }
+    LeaseholdAutoConfigurationTests.awaitClients(REDIS, clientsBefore);
+  }
+
+  @Test
+  void theReadmeShowsTheExample() throws IOException {
+    String readme = normalized(Files.readString(Path.of("../README.md")));
+    String source = Files.readString(Path.of("src/test/java/dev/leasehold/spring/InvoiceRun.java"));
+    String example = source.substring(source.indexOf("// README example: begin") + 24, source.indexOf("// README example: end"));
+    assertThat(readme).as("README.md shows InvoiceRun").contains(normalized(example));
+    String properties = Files.readString(Path.of("src/test/resources/readme-example.properties"));
+    assertThat(readme).as("README.md shows readme-example.properties")
+        .contains(normalized(properties.lines().filter(l -> !l.startsWith("#")).collect(Collectors.joining("\n"))));
   }
 
   @Test
@@ -74,10 +82,19 @@ class LeaseholdSpringApplicationIntegrationTests {
     SpringApplicationBuilder application = new SpringApplicationBuilder(Application.class)
         .web(WebApplicationType.NONE)
         .properties("leasehold.uri=redis://127.0.0.1:1", "leasehold.namespace=Billing");
-    assertThatThrownBy(application::run).isInstanceOf(BeanCreationException.class)
-        .hasCauseInstanceOf(BeanInstantiationException.class).cause().hasCauseInstanceOf(InvalidLeaseholdPropertiesException.class);
+    assertThatThrownBy(application::run).isInstanceOf(BeanCreationException.class).satisfies(e -> {
+      List<Throwable> causes = new ArrayList<>();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        causes.add(t);
+      }
+      assertThat(causes).hasAtLeastOneElementOfType(InvalidLeaseholdPropertiesException.class);
+    });
     assertThat(output.getAll()).contains("APPLICATION FAILED TO START")
         .contains("Leasehold could not be configured: leasehold.namespace: namespace must match")
         .contains("Fix leasehold.namespace");
+  }
+
+  private static String normalized(String text) {
+    return text.lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));
   }
 }
