@@ -1,0 +1,10 @@
+-- leasehold-jdbc's fence table for MariaDB and MySQL (JdbcFence), InnoDB for row locks: one row
+-- per sequence of fencing tokens, holding the newest token a write was admitted with. ASCII with
+-- a binary collation, so that two resources differing only in case are two rows. A token is
+-- comparable only with tokens of the same lease (namespace, key version, purpose, resource
+-- digest): name that lease in `resource`, e.g. RedisLeases.keys(purpose, digest).fence(), or the
+-- digest when one purpose guards the resource.
+CREATE TABLE IF NOT EXISTS leasehold_fence (
+  resource VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+  token    BIGINT NOT NULL CHECK (token > 0)
+) ENGINE=InnoDB
