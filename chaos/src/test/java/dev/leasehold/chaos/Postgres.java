@@ -39,6 +39,7 @@ public final class Postgres {
       try (Connection c = instance.connect(); Statement s = c.createStatement()) {
         s.execute("CREATE TABLE IF NOT EXISTS " + FencedStore.TABLE + " (store text NOT NULL, id text NOT NULL,"
             + " fence bigint NOT NULL, holder text, value text, writes bigint NOT NULL, PRIMARY KEY (store, id))");
+        FencedStore.FENCE.createTableIfAbsent(c);
       } catch (SQLException e) {
         throw new IllegalStateException("cannot create the effect table in " + instance.description, e);
       }
