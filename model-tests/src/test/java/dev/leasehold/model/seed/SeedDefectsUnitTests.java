@@ -23,7 +23,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The seed defects as a fixture: the properties must find each one, on each of 20 seeds, within
- * 200 chains, and shrink it to at most 6 actions; the fixture with no defect passes them.
+ * 200 chains, and shrink it to at most 6 actions; the fixture with no defect passes them. The
+ * chains include the concurrent steps (a replay beside a renew or release), which the two race
+ * defects need.
  */
 class SeedDefectsUnitTests {
   private static final int SEEDS = 20;
@@ -32,7 +34,8 @@ class SeedDefectsUnitTests {
   private static final Path REPORT = Path.of(System.getProperty("model.target.dir", "target"), "seed-defects.md");
 
   private static WorldConfig config(Set<SeedDefect> defects) {
-    return WorldConfig.simulated(SeedLeaseAdapter.factory(LeaseWorld.KEYS, defects)).withoutWaitLoop();
+    return WorldConfig.simulated(SeedLeaseAdapter.factory(LeaseWorld.KEYS, defects)).withoutWaitLoop()
+        .withConcurrentSteps();
   }
 
   /** Each defect appends its section; a second run must not append to the first run's report. */

@@ -1,6 +1,7 @@
 package dev.leasehold.testkit.lease;
 
 import dev.leasehold.testkit.fault.Fault;
+import dev.leasehold.testkit.fault.Interleaving;
 import dev.leasehold.testkit.runner.ActionKind;
 import dev.leasehold.testkit.runner.Param;
 import dev.leasehold.testkit.runner.StateMachine;
@@ -13,7 +14,8 @@ import java.util.stream.IntStream;
 
 /**
  * The lease properties as a {@link StateMachine}: the actions of spec/tla/Lease.tla (newAttempt,
- * tryAcquire, replay, renew with any TTL, release, inspect, state, tick, lag, pause, effect) and every fault,
+ * tryAcquire, replay, renew with any TTL, release, inspect, state, tick, lag, pause, effect), every fault,
+ * and, when a config includes them, the {@link #CONCURRENT} steps of two threads (see {@link ConcurrentStep}),
  * with weights chosen so that a few hundred chains reach every outcome variant.
  *
  * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.
@@ -27,6 +29,8 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
    * OwnerOf: attempts 0 and 1 share an owner token (as a1, a2 in MCBase.tla), 2 and 4 another.
    */
   public static final List<Integer> SPEC_OWNERS = List.of(0, 0, 1, 2, 1);
+  /** The concurrent steps ({@link ConcurrentStep}); off unless a config includes them. */
+  public static final List<String> CONCURRENT = List.of("renewBesideReplay", "releaseBesideReplay");
 
   private final WorldConfig config;
   private final List<ActionKind<LeaseWorld>> actions;
@@ -265,6 +269,16 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
           w.restart();
           return "ok";
         }));
+    Param schedule = new Param("schedule", 0, Interleaving.SCHEDULES);
+    list.add(new Action(CONCURRENT.get(0), 4, List.of(handle, ttlMs, new Param("replayTtlMs", 1, 400), schedule),
+        (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
+        r -> new long[] {r.nextLong(0, 16), ttl(r), ttl(r), r.nextLong(0, Interleaving.SCHEDULES + 1)},
+        (w, a) -> w.concurrent(CONCURRENT.get(0), "renew", handle(w, a[0]), ttlOnGrid(a[1]), ttlOnGrid(a[2]),
+            (int) a[3])));
+    list.add(new Action(CONCURRENT.get(1), 3, List.of(handle, new Param("replayTtlMs", 1, 400), schedule),
+        (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
+        r -> new long[] {r.nextLong(0, 16), ttl(r), r.nextLong(0, Interleaving.SCHEDULES + 1)},
+        (w, a) -> w.concurrent(CONCURRENT.get(1), "release", handle(w, a[0]), 0, ttlOnGrid(a[1]), (int) a[2])));
     list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
         (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
     return list;

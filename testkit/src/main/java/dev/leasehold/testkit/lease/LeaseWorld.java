@@ -161,6 +161,11 @@ public final class LeaseWorld implements AutoCloseable {
     return s.name();
   }
 
+  /** A replay beside a renew or release of one handle, interleaved by {@code schedule} (see {@link ConcurrentStep}). */
+  String concurrent(String op, String kind, int handle, long ttlMs, long replayTtlMs, int schedule) {
+    return new ConcurrentStep(this, op, kind, handle, ttlMs, replayTtlMs).run(schedule);
+  }
+
   void tick(long nanos) {
     clock.advance(nanos);
     if (config.exact()) {
@@ -227,7 +232,7 @@ public final class LeaseWorld implements AutoCloseable {
     model = oracle.follow(model, step, actual);
   }
 
-  private void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
+  void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
       long ttlMs) {
     event = new StepEvent(op, attempt, handle, actual, before, stateBefore);
     recorder.call(attempt, handle, ttlMs, actual);
