@@ -3,6 +3,7 @@ package dev.leasehold.testkit.fault;
 import dev.leasehold.testkit.runner.PropertyViolation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
@@ -69,6 +70,35 @@ public final class Interleaving {
    */
   public static <T> List<T> run(Callable<T> lane0, Callable<T> lane1, int index, Consumer<List<String>> check) {
     return new Interleaving().go(List.of(lane0, lane1), order(index), check);
+  }
+
+  /**
+   * A schedule parameter for a generated step: 0 the sequential form, else 1 + a schedule index.
+   * Half the time one of the overlapping shapes of the spec's races (lane 0's server step before
+   * lane 1's, and lane 0's reply after lane 1's), else any.
+   */
+  public static long generate(SplittableRandom r) {
+    if (r.nextBoolean()) {
+      List<Integer> overlapping = new ArrayList<>();
+      for (int i = 0; i < SCHEDULES; i++) {
+        List<Integer> o = order(i);
+        if (o.lastIndexOf(0) == 5 && nth(o, 0, 1) < nth(o, 1, 1)) {
+          overlapping.add(i);
+        }
+      }
+      return 1 + overlapping.get(r.nextInt(overlapping.size()));
+    }
+    return r.nextLong(0, SCHEDULES + 1);
+  }
+
+  private static int nth(List<Integer> order, int lane, int n) {
+    int seen = 0;
+    for (int i = 0; i < order.size(); i++) {
+      if (order.get(i) == lane && seen++ == n) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** The points passed so far in this interleaving, e.g. {@code 0:renew:send} (for messages). */

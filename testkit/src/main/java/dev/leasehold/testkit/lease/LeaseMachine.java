@@ -191,6 +191,14 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     return (int) (arg % w.handles.size());
   }
 
+  private static long newest(SplittableRandom r) {
+    return r.nextBoolean() ? 0 : r.nextLong(0, 16);
+  }
+
+  private static int fromNewest(LeaseWorld w, long arg) {
+    return w.handles.size() - 1 - handle(w, arg);
+  }
+
   private static boolean hasHandles(LeaseWorld w, long[] a) {
     return !w.handles.isEmpty();
   }
@@ -270,15 +278,16 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
           return "ok";
         }));
     Param schedule = new Param("schedule", 0, Interleaving.SCHEDULES);
-    list.add(new Action(CONCURRENT.get(0), 4, List.of(handle, ttlMs, new Param("replayTtlMs", 1, 400), schedule),
+    // The handle counts back from the newest (a live one, mostly), which the races need.
+    list.add(new Action(CONCURRENT.get(0), 8, List.of(handle, ttlMs, new Param("replayTtlMs", 1, 400), schedule),
         (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
-        r -> new long[] {r.nextLong(0, 16), ttl(r), ttl(r), r.nextLong(0, Interleaving.SCHEDULES + 1)},
-        (w, a) -> w.concurrent(CONCURRENT.get(0), "renew", handle(w, a[0]), ttlOnGrid(a[1]), ttlOnGrid(a[2]),
+        r -> new long[] {newest(r), ttl(r), ttl(r), Interleaving.generate(r)},
+        (w, a) -> w.concurrent(CONCURRENT.get(0), "renew", fromNewest(w, a[0]), ttlOnGrid(a[1]), ttlOnGrid(a[2]),
             (int) a[3])));
-    list.add(new Action(CONCURRENT.get(1), 3, List.of(handle, new Param("replayTtlMs", 1, 400), schedule),
+    list.add(new Action(CONCURRENT.get(1), 6, List.of(handle, new Param("replayTtlMs", 1, 400), schedule),
         (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
-        r -> new long[] {r.nextLong(0, 16), ttl(r), r.nextLong(0, Interleaving.SCHEDULES + 1)},
-        (w, a) -> w.concurrent(CONCURRENT.get(1), "release", handle(w, a[0]), 0, ttlOnGrid(a[1]), (int) a[2])));
+        r -> new long[] {newest(r), ttl(r), Interleaving.generate(r)},
+        (w, a) -> w.concurrent(CONCURRENT.get(1), "release", fromNewest(w, a[0]), 0, ttlOnGrid(a[1]), (int) a[2])));
     list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
         (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
     return list;
