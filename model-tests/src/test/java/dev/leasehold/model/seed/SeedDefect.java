@@ -28,5 +28,13 @@ public enum SeedDefect {
    * The pre-fix adapter (MCReleaseRace): whether a release may have deleted a replay's lease is read
    * when its reply arrives; a release that ran and returned meanwhile is missed.
    */
-  RELEASE_CHECK_AT_REPLY
+  RELEASE_CHECK_AT_REPLY;
+
+  /**
+   * Whether only two threads of one attempt show it (a concurrent step): sequential chains, the
+   * conformance kit and spec-conformant traces (which record no lanes yet) pass it.
+   */
+  public boolean race() {
+    return this == RENEW_CAP_AT_REPLY || this == RELEASE_CHECK_AT_REPLY;
+  }
 }

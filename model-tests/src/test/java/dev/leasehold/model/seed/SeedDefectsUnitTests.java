@@ -33,9 +33,6 @@ class SeedDefectsUnitTests {
   private static final int MAX_SHRUNK = 6;
   private static final Path REPORT = Path.of(System.getProperty("model.target.dir", "target"), "seed-defects.md");
 
-  /** The two races of the pre-fix adapter, which only concurrent steps can show. */
-  private static final Set<SeedDefect> RACES = EnumSet.of(SeedDefect.RENEW_CAP_AT_REPLY, SeedDefect.RELEASE_CHECK_AT_REPLY);
-
   private static WorldConfig config(Set<SeedDefect> defects) {
     return WorldConfig.simulated(SeedLeaseAdapter.factory(LeaseWorld.KEYS, defects)).withoutWaitLoop();
   }
@@ -43,7 +40,7 @@ class SeedDefectsUnitTests {
   /** The sequential defects keep the chains they were measured with; the races get the concurrent steps too. */
   private static WorldConfig configFor(SeedDefect defect) {
     WorldConfig c = config(EnumSet.of(defect));
-    return RACES.contains(defect) ? c.withConcurrentSteps() : c;
+    return defect.race() ? c.withConcurrentSteps() : c;
   }
 
   /** Each defect appends its section; a second run must not append to the first run's report. */

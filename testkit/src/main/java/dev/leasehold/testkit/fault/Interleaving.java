@@ -101,7 +101,7 @@ public final class Interleaving {
     return -1;
   }
 
-  /** The points passed so far in this interleaving, e.g. {@code 0:renew:send} (for messages). */
+  /** The points each lane reached so far, in order, e.g. {@code 0:renew:send} (for messages). */
   public synchronized List<String> points() {
     return List.copyOf(points);
   }

@@ -113,7 +113,7 @@ final class ConcurrentStep {
     try {
       LeaseInvariants.holding(w.snapshot(), w.config.waived());
     } catch (PropertyViolation v) {
-      throw new PropertyViolation(v.property(), "at " + points + " of a replay beside a " + kind + ", "
+      throw new PropertyViolation(v.property(), "with the lanes at " + points + " of a replay beside a " + kind + ", "
           + v.getMessage().substring(v.property().length() + 2));
     }
   }
