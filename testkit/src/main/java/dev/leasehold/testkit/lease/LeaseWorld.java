@@ -28,7 +28,8 @@ import java.util.function.Function;
  * {@link TraceRecorder} keeps the steps for trace validation, the {@link InFlightCheck} watches
  * inside every call, and a {@link FencedStore} takes the adapter's effects.
  *
- * <p>This class is not threadsafe; one chain runs on one thread.
+ * <p>This class is not threadsafe; one chain runs on one thread, except in a {@link ConcurrentStep},
+ * whose two lanes take turns (never at the same time) under an Interleaving.
  */
 public final class LeaseWorld implements AutoCloseable {
   static final String PURPOSE = "model";
