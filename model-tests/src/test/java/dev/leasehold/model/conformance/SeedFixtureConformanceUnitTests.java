@@ -44,7 +44,8 @@ class SeedFixtureConformanceUnitTests {
   }
 
   @ParameterizedTest
-  @EnumSource(SeedDefect.class)
+  @EnumSource(value = SeedDefect.class, mode = EnumSource.Mode.EXCLUDE,
+      names = {"RENEW_CAP_AT_REPLY", "RELEASE_CHECK_AT_REPLY"})  // races: SeedDefectsUnitTests, ConcurrentChainsUnitTests
   void theKitRejectsEachDefectNamingThePropertyAndTheSeed(SeedDefect defect) throws Exception {
     String name = "seed-" + defect.name().toLowerCase();
     AssertionError e = assertThrows(AssertionError.class, () -> kitFor(EnumSet.of(defect), name).seed(5).assertConforms());

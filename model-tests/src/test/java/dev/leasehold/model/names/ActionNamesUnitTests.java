@@ -121,7 +121,8 @@ class ActionNamesUnitTests {
   @Test
   void modelActionsAndTheTableNameTheSameActions() {
     Set<String> machine = new TreeSet<>();
-    for (WorldConfig c : List.of(WorldConfig.simulated(PortFactory.FIXED), WorldConfig.simulated(PortFactory.FIXED).withRestarts())) {
+    for (WorldConfig c : List.of(WorldConfig.simulated(PortFactory.FIXED).withConcurrentSteps(),
+        WorldConfig.simulated(PortFactory.FIXED).withRestarts())) {
       new LeaseMachine(c).actions().stream().map(ActionKind::name).forEach(machine::add);
     }
     Set<String> listed = new TreeSet<>();

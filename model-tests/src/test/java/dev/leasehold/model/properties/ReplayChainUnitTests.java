@@ -52,7 +52,7 @@ class ReplayChainUnitTests {
   }
 
   private static PropertyRunner.ChainResult replay(Path chain, boolean restarts) {
-    WorldConfig config = WorldConfig.simulated(PortFactory.FIXED);
+    WorldConfig config = WorldConfig.simulated(PortFactory.FIXED).withConcurrentSteps();
     if (restarts) {
       config = config.withRestarts();
     }

@@ -81,10 +81,12 @@ class SimulatedLeasePropertiesUnitTests {
     assertTrue(f.shrunk().size() <= 4, f.rendered());
   }
 
-  /** Every action and outcome variant is reached (restarts are needed for renew:Lost and release:NotOwner). */
+  /** Every action and outcome variant is reached (restarts are needed for renew:Lost and release:NotOwner; the concurrent steps run in a third run of their own, so the first two keep their chains). */
   @Test
   void everyActionAndOutcomeVariantIsExercised() throws IOException {
-    List<WorldConfig> configs = List.of(BASE.withoutWaitLoop(), BASE.withoutWaitLoop().withRestarts());
+    List<WorldConfig> configs = List.of(BASE.withoutWaitLoop(), BASE.withoutWaitLoop().withRestarts(),
+        BASE.withoutWaitLoop().withConcurrentSteps());
+    List<String> labels = List.of("without restarts", "with restarts", "with concurrent steps (two threads)");
     Stats all = new Stats();
     Set<String> expected = new LinkedHashSet<>();
     StringBuilder md = new StringBuilder("# Model-test statistics (simulated gateway, fixed adapter)\n\n");
@@ -94,7 +96,7 @@ class SimulatedLeasePropertiesUnitTests {
       PropertyRunner.Report r = new PropertyRunner<>(machine)
           .run(PropertyRunner.Config.of(ModelSettings.seed() + 10 + i, 600, ModelSettings.maxLength()));
       assertFalse(r.failure().isPresent(), () -> r.failure().get().rendered());
-      md.append(r.stats().markdown(i++ == 0 ? "without restarts" : "with restarts", machine.expectedOutcomes()));
+      md.append(r.stats().markdown(labels.get(i++), machine.expectedOutcomes()));
       all.add(r.stats());
       expected.addAll(machine.expectedOutcomes());
       machine.actions().forEach(a -> expected.add(a.name()));

@@ -122,6 +122,16 @@ public final class SeedLeaseAdapter implements DistributedLeasePort {
     long ttlMs = late ? request.leaseTtl().toMillis() : checkedTtl(request.leaseTtl());
     LeaseAttempt attempt = request.attempt();
     SeedLedger ledger = ledger(attempt);
+    SeedLedger.Flight flight = ledger.beginAcquire();
+    try {
+      return acquire(request, attempt, ledger, flight, ttlMs, late);
+    } finally {
+      ledger.endAcquire(flight);
+    }
+  }
+
+  private AcquireOutcome acquire(LeaseRequest request, LeaseAttempt attempt, SeedLedger ledger,
+      SeedLedger.Flight flight, long ttlMs, boolean late) {
     long start = now();
     Instant wallStart = wall();
     GatewayReply.Acquire reply;
@@ -138,12 +148,12 @@ public final class SeedLeaseAdapter implements DistributedLeasePort {
       };
     }
     if (reply instanceof GatewayReply.Granted g) {
-      return new AcquireOutcome.Acquired(open(attempt, ledger, g.fencingToken(), start, wallStart,
+      return new AcquireOutcome.Acquired(open(attempt, ledger, flight, g.fencingToken(), start, wallStart,
           Math.min(ttlMs, g.pttl()), false));
     }
     if (reply instanceof GatewayReply.Replayed r) {
       long serverMs = has(SeedDefect.REPLAY_BUDGET_FROM_FULL_TTL) ? ttlMs : Math.min(ttlMs, r.pttl());
-      return new AcquireOutcome.ReplayedSameOperation(open(attempt, ledger, r.fencingToken(), start, wallStart,
+      return new AcquireOutcome.ReplayedSameOperation(open(attempt, ledger, flight, r.fencingToken(), start, wallStart,
           serverMs, true));
     }
     GatewayReply.HeldByOther h = (GatewayReply.HeldByOther) reply;
@@ -153,20 +163,20 @@ public final class SeedLeaseAdapter implements DistributedLeasePort {
     return new AcquireOutcome.Contended(h.pttl() > 0 ? Duration.ofMillis(h.pttl()) : Duration.ofMillis(50));
   }
 
-  /** One live handle per attempt: a replay refreshes it, a grant supersedes it. */
-  private SeedLeaseHandle open(LeaseAttempt attempt, SeedLedger ledger, long token, long start, Instant wallStart,
-      long serverMs, boolean replay) {
+  /** One live handle per attempt: a replay of its grant (its token) refreshes it, a grant supersedes it. */
+  private SeedLeaseHandle open(LeaseAttempt attempt, SeedLedger ledger, SeedLedger.Flight flight, long token,
+      long start, Instant wallStart, long serverMs, boolean replay) {
     synchronized (ledger) {
       SeedLeaseHandle live = ledger.handle();
-      if (replay && live != null && live.isLive()) {
-        live.grant(start, wallStart, serverMs);
+      if (replay && live != null && live.isLive() && live.fencingToken().orElse(0) == token) {
+        live.grant(flight, start, wallStart, serverMs);
         return live;
       }
       if (live != null) {
         live.supersede();
       }
       SeedLeaseHandle h = new SeedLeaseHandle(this, attempt, ledger, token);
-      h.grant(start, wallStart, serverMs);
+      h.grant(flight, start, wallStart, serverMs);
       ledger.handle(h);
       return h;
     }

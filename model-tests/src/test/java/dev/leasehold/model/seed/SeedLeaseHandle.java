@@ -14,15 +14,20 @@ import java.util.OptionalLong;
 
 /**
  * The fixture's handle: with no defect switched on it follows the spec like
- * RedisLeaseHandle; each {@link SeedDefect} puts back one behaviour of the seed walkthrough.
+ * RedisLeaseHandle; each {@link SeedDefect} puts back one behaviour of the seed walkthrough or of the
+ * pre-fix adapter.
  *
- * <p>This class is threadsafe (every method is synchronized; the fixture is not about concurrency).
+ * <p>This class is threadsafe: every read and every change of the belief holds the handle's monitor,
+ * which no call holds across its I/O (a replay of the attempt on another thread may be absorbed
+ * while a renew or release is in flight). A renew and a release of one handle take the handle's
+ * request lock, as RedisLeaseHandle does: they never overlap each other.
  */
 final class SeedLeaseHandle implements LeaseHandle {
   private final SeedLeaseAdapter adapter;
   private final LeaseAttempt attempt;
   private final SeedLedger ledger;
   private final OptionalLong token;
+  private final Object requests = new Object();
   private LeaseState state;
   private long deadline;
   private Instant serverExpiry;
@@ -38,11 +43,15 @@ final class SeedLeaseHandle implements LeaseHandle {
     this.token = token > 0 ? OptionalLong.of(token) : OptionalLong.empty();
   }
 
-  /** The belief after the server granted or reported {@code serverMs} to a send at {@code start}. */
-  synchronized void grant(long start, Instant wallStart, long serverMs) {
-    long budgetMs = Math.min(serverMs, ledger.ambiguousRenewCapMs());
+  /**
+   * The belief after the server granted or reported {@code serverMs} to a send at {@code start},
+   * judged by the send's {@code flight} (or, with a race defect, by the ledger at the reply).
+   */
+  synchronized void grant(SeedLedger.Flight flight, long start, Instant wallStart, long serverMs) {
+    long budgetMs = Math.min(serverMs, ledger.budgetCapMs(flight, adapter.has(SeedDefect.RENEW_CAP_AT_REPLY)));
     deadline = start + Duration.ofMillis(Math.max(0, budgetMs)).toNanos() - adapter.drift();
-    state = ledger.ambiguousRelease() ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
+    state = ledger.releaseMayDelete(flight, adapter.has(SeedDefect.RELEASE_CHECK_AT_REPLY))
+        ? LeaseState.UNKNOWN : LeaseState.ACTIVE;
     serverExpiry = adapter.has(SeedDefect.OBSERVED_EXPIRY_FROM_BUDGET)
         ? wallStart.plusNanos(Duration.ofMillis(budgetMs).toNanos() - adapter.drift())
         : wallStart.plusMillis(Math.max(0, serverMs));
@@ -103,48 +112,73 @@ final class SeedLeaseHandle implements LeaseHandle {
   }
 
   @Override
-  public synchronized RenewOutcome renew(Duration ttl) {
-    try {
-      return sendRenew(ttl);
-    } finally {
-      renewCap = null;
+  public RenewOutcome renew(Duration ttl) {
+    synchronized (requests) {
+      try {
+        return sendRenew(ttl);
+      } finally {
+        synchronized (this) {
+          renewCap = null;
+        }
+      }
     }
   }
 
   private RenewOutcome sendRenew(Duration ttl) {
     boolean late = adapter.has(SeedDefect.TTL_CHECK_AFTER_SEND);
     long ttlMs = late ? ttl.toMillis() : adapter.checkedTtl(ttl);
-    if (!adapter.has(SeedDefect.RENEW_WITHOUT_PRECONDITION)) {
-      // The seed with LOCAL_EXPIRY_NOT_STORED looked at the field, which still said ACTIVE.
-      LeaseState st = adapter.has(SeedDefect.LOCAL_EXPIRY_NOT_STORED) ? stored() : state();
-      if (!st.isLive() || (st == LeaseState.UNKNOWN && ledger.ambiguousRelease())) {
-        return new RenewOutcome.NotActive(st);
+    long start;
+    Instant wallStart;
+    SeedLedger.Flight flight;
+    synchronized (this) {
+      if (!adapter.has(SeedDefect.RENEW_WITHOUT_PRECONDITION)) {
+        // The seed with LOCAL_EXPIRY_NOT_STORED looked at the field, which still said ACTIVE.
+        LeaseState st = adapter.has(SeedDefect.LOCAL_EXPIRY_NOT_STORED) ? stored() : state();
+        if (!st.isLive() || (st == LeaseState.UNKNOWN && ledger.releaseMayDelete())) {
+          return new RenewOutcome.NotActive(st);
+        }
       }
+      start = adapter.now();
+      wallStart = adapter.wall();
+      renewCap = start + Duration.ofMillis(ttlMs).toNanos() - adapter.drift();
+      flight = ledger.beginRenew(ttlMs);
     }
-    long start = adapter.now();
-    Instant wallStart = adapter.wall();
-    renewCap = start + Duration.ofMillis(ttlMs).toNanos() - adapter.drift();
-    GatewayReply.Change change;
+    boolean ambiguous = false;
     try {
-      change = adapter.gateway().renew(adapter.keys(), attempt.ownership(), ttlMs);
-      if (late) {
-        adapter.checkedTtl(ttl); // the seed threw here, after the server had run the script
+      GatewayReply.Change change;
+      try {
+        change = adapter.gateway().renew(adapter.keys(), attempt.ownership(), ttlMs);
+        if (late) {
+          adapter.checkedTtl(ttl); // the seed threw here, after the server had run the script
+        }
+      } catch (GatewayException | IllegalArgumentException e) {
+        String kind = adapter.classify(e);
+        if (!kind.equals("Indeterminate")) {
+          return kind.equals("Unavailable") ? new RenewOutcome.Unavailable(e.getMessage())
+              : new RenewOutcome.Overloaded(Duration.ofMillis(50));
+        }
+        ambiguous = true;
+        return renewUnanswered(start, ttlMs, e);
       }
-    } catch (GatewayException | IllegalArgumentException e) {
-      String kind = adapter.classify(e);
-      if (!kind.equals("Indeterminate")) {
-        return kind.equals("Unavailable") ? new RenewOutcome.Unavailable(e.getMessage())
-            : new RenewOutcome.Overloaded(Duration.ofMillis(50));
-      }
-      ledger.ambiguousRenew(ttlMs);
-      long shorter = start + Duration.ofMillis(ttlMs).toNanos() - adapter.drift();
-      if (adapter.has(SeedDefect.RENEW_WITHOUT_PRECONDITION) || stored().isLive()) {
-        state = LeaseState.UNKNOWN;
-        deadline = Math.min(deadline, shorter);
-      }
-      return stored() == LeaseState.LOST ? new RenewOutcome.Lost("expired while unanswered")
-          : new RenewOutcome.Indeterminate(e.getMessage());
+      return renewAnswered(change, flight, start, wallStart, ttlMs);
+    } finally {
+      // Ended once the outcome is judged: until then this renew caps the attempt's other flights.
+      ledger.endRenew(flight, ambiguous);
     }
+  }
+
+  private synchronized RenewOutcome renewUnanswered(long start, long ttlMs, RuntimeException e) {
+    long shorter = start + Duration.ofMillis(ttlMs).toNanos() - adapter.drift();
+    if (adapter.has(SeedDefect.RENEW_WITHOUT_PRECONDITION) || stored().isLive()) {
+      state = LeaseState.UNKNOWN;
+      deadline = Math.min(deadline, shorter);
+    }
+    return stored() == LeaseState.LOST ? new RenewOutcome.Lost("expired while unanswered")
+        : new RenewOutcome.Indeterminate(e.getMessage());
+  }
+
+  private synchronized RenewOutcome renewAnswered(GatewayReply.Change change, SeedLedger.Flight flight, long start,
+      Instant wallStart, long ttlMs) {
     if (change == GatewayReply.Change.APPLIED) {
       if (adapter.has(SeedDefect.RENEW_WITHOUT_PRECONDITION)) {
         // The seed replaced the budget and kept whatever the state field said.
@@ -153,7 +187,7 @@ final class SeedLeaseHandle implements LeaseHandle {
         return new RenewOutcome.Renewed(Duration.ofNanos(Math.max(0, deadline - adapter.now())));
       }
       if (stored().isLive()) {
-        grant(start, wallStart, ttlMs);
+        grant(flight, start, wallStart, ttlMs);
       }
       if (state == LeaseState.LOST) {
         return new RenewOutcome.Lost("expired before the reply");
@@ -168,44 +202,53 @@ final class SeedLeaseHandle implements LeaseHandle {
   }
 
   @Override
-  public synchronized ReleaseOutcome release() {
-    try {
-      return sendRelease();
-    } finally {
-      releasing = false;
-    }
-  }
-
-  private ReleaseOutcome sendRelease() {
-    LeaseState st = state();
-    if (!st.isLive()) {
-      return new ReleaseOutcome.NotActive(st);
-    }
-    GatewayReply.Change change;
-    releasing = true;
-    try {
-      change = adapter.gateway().release(adapter.keys(), attempt.ownership());
-    } catch (GatewayException e) {
-      String kind = adapter.classify(e);
-      if (!kind.equals("Indeterminate")) {
-        return kind.equals("Unavailable") ? new ReleaseOutcome.Unavailable(e.getMessage())
-            : new ReleaseOutcome.Overloaded(Duration.ofMillis(50));
+  public ReleaseOutcome release() {
+    synchronized (requests) {
+      synchronized (this) {
+        LeaseState st = state();
+        if (!st.isLive()) {
+          return new ReleaseOutcome.NotActive(st);
+        }
+        releasing = true;
+        ledger.beginRelease();
       }
-      ledger.releaseWasAmbiguous();
-      if (stored().isLive()) {
-        state = LeaseState.UNKNOWN;
+      boolean ambiguous = false;
+      try {
+        GatewayReply.Change change;
+        try {
+          change = adapter.gateway().release(adapter.keys(), attempt.ownership());
+        } catch (GatewayException e) {
+          String kind = adapter.classify(e);
+          if (!kind.equals("Indeterminate")) {
+            return kind.equals("Unavailable") ? new ReleaseOutcome.Unavailable(e.getMessage())
+                : new ReleaseOutcome.Overloaded(Duration.ofMillis(50));
+          }
+          ambiguous = true;
+          synchronized (this) {
+            if (stored().isLive()) {
+              state = LeaseState.UNKNOWN;
+            }
+          }
+          return new ReleaseOutcome.Indeterminate(e.getMessage());   // it was sent: never NotActive
+        }
+        synchronized (this) {
+          LeaseState end = change == GatewayReply.Change.OTHER ? LeaseState.LOST : LeaseState.RELEASED;
+          if (stored().isLive()) {
+            state = end;
+          }
+        }
+        return switch (change) {
+          case APPLIED -> new ReleaseOutcome.Released();
+          case ABSENT -> new ReleaseOutcome.AlreadyAbsent();
+          case OTHER -> new ReleaseOutcome.NotOwner();
+        };
+      } finally {
+        ledger.endRelease(ambiguous);
+        synchronized (this) {
+          releasing = false;
+        }
       }
-      return new ReleaseOutcome.Indeterminate(e.getMessage());   // it was sent: never NotActive
     }
-    LeaseState end = change == GatewayReply.Change.OTHER ? LeaseState.LOST : LeaseState.RELEASED;
-    if (stored().isLive()) {
-      state = end;
-    }
-    return switch (change) {
-      case APPLIED -> new ReleaseOutcome.Released();
-      case ABSENT -> new ReleaseOutcome.AlreadyAbsent();
-      case OTHER -> new ReleaseOutcome.NotOwner();
-    };
   }
 
   @Override

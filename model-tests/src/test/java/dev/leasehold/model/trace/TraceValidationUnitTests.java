@@ -84,6 +84,9 @@ class TraceValidationUnitTests {
     record("fixed adapter with restarts", conforming(PortFactory.FIXED).withRestarts().waiving("FencedEffects"),
         seed + 1, RESTART_CHAINS);
     for (SeedDefect d : SeedDefect.values()) {
+      if (d.race()) {
+        continue;   // a race needs two lanes, which spec-conformant chains do not record yet
+      }
       WorldConfig config = conforming(SeedLeaseAdapter.factory(LeaseWorld.KEYS, EnumSet.of(d)));
       PropertyRunner.Failure f = new PropertyRunner<>(new LeaseMachine(config)).printTo(s -> {})
           .run(PropertyRunner.Config.of(seed + d.ordinal(), DEFECT_CHAINS, 50).anyFailureWhileShrinking())
@@ -169,7 +172,8 @@ class TraceValidationUnitTests {
   }
 
   @ParameterizedTest
-  @EnumSource(SeedDefect.class)
+  @EnumSource(value = SeedDefect.class, mode = EnumSource.Mode.EXCLUDE,
+      names = {"RENEW_CAP_AT_REPLY", "RELEASE_CHECK_AT_REPLY"})  // races: SeedDefectsUnitTests, ConcurrentChainsUnitTests
   void eachDefectTraceIsRejectedAtTheStepWhereThePropertiesFailed(SeedDefect defect) {
     List<DefectTrace> mine = defective.stream().filter(t -> t.defect() == defect).toList();
     assertEquals(2, mine.size());

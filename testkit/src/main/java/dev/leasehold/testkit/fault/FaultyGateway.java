@@ -90,25 +90,36 @@ public final class FaultyGateway implements LeaseGateway {
     return fault;
   }
 
+  /**
+   * One call: at its send, its server step and its reply it passes a point of the
+   * {@link Interleaving} it runs in, if any (a lane of a concurrent step waits there for its turn).
+   */
   private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
+    Interleaving.point(kind + ":send");
     Fault fault = next(kind, ttl);
     Runnable observe = mutating ? () -> inFlight.accept(kind) : () -> { };
+    Interleaving.point(kind + ":server");
+    RuntimeException failure;
     if (fault == null) {
       T reply = send.get();
       observe.run();
+      Interleaving.point(kind + ":reply");
       return reply;
     }
     switch (fault) {
       case REFUSE_BEFORE_SEND:
         observe.run();
-        throw new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");
+        failure = new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");
+        break;
       case REFUSE:
         observe.run();
-        throw new GatewayException(Failure.OVERLOADED, "injected: BUSY Redis is busy running a script");
+        failure = new GatewayException(Failure.OVERLOADED, "injected: BUSY Redis is busy running a script");
+        break;
       case LOSE_REPLY:
         send.get();
         observe.run();
-        throw new GatewayException(Failure.AMBIGUOUS, "injected: reply lost after the server applied it");
+        failure = new GatewayException(Failure.AMBIGUOUS, "injected: reply lost after the server applied it");
+        break;
       default:
         if (mutating) {
           synchronized (this) {
@@ -116,8 +127,10 @@ public final class FaultyGateway implements LeaseGateway {
           }
         }
         observe.run();
-        throw new GatewayException(Failure.AMBIGUOUS, "injected: command timed out, request still in flight");
+        failure = new GatewayException(Failure.AMBIGUOUS, "injected: command timed out, request still in flight");
     }
+    Interleaving.point(kind + ":reply");
+    throw failure;
   }
 
   @Override

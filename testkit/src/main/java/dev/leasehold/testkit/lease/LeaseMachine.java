@@ -1,6 +1,7 @@
 package dev.leasehold.testkit.lease;
 
 import dev.leasehold.testkit.fault.Fault;
+import dev.leasehold.testkit.fault.Interleaving;
 import dev.leasehold.testkit.runner.ActionKind;
 import dev.leasehold.testkit.runner.Param;
 import dev.leasehold.testkit.runner.StateMachine;
@@ -13,7 +14,8 @@ import java.util.stream.IntStream;
 
 /**
  * The lease properties as a {@link StateMachine}: the actions of spec/tla/Lease.tla (newAttempt,
- * tryAcquire, replay, renew with any TTL, release, inspect, state, tick, lag, pause, effect) and every fault,
+ * tryAcquire, replay, renew with any TTL, release, inspect, state, tick, lag, pause, effect), every fault,
+ * and, when a config includes them, the {@link #CONCURRENT} steps of two threads (see {@link ConcurrentStep}),
  * with weights chosen so that a few hundred chains reach every outcome variant.
  *
  * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.
@@ -27,6 +29,8 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
    * OwnerOf: attempts 0 and 1 share an owner token (as a1, a2 in MCBase.tla), 2 and 4 another.
    */
   public static final List<Integer> SPEC_OWNERS = List.of(0, 0, 1, 2, 1);
+  /** The concurrent steps ({@link ConcurrentStep}); off unless a config includes them. */
+  public static final List<String> CONCURRENT = List.of("renewBesideReplay", "releaseBesideReplay");
 
   private final WorldConfig config;
   private final List<ActionKind<LeaseWorld>> actions;
@@ -187,6 +191,14 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     return (int) (arg % w.handles.size());
   }
 
+  private static long newest(SplittableRandom r) {
+    return r.nextBoolean() ? 0 : r.nextLong(0, 16);
+  }
+
+  private static int fromNewest(LeaseWorld w, long arg) {
+    return w.handles.size() - 1 - handle(w, arg);
+  }
+
   private static boolean hasHandles(LeaseWorld w, long[] a) {
     return !w.handles.isEmpty();
   }
@@ -265,6 +277,17 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
           w.restart();
           return "ok";
         }));
+    Param schedule = new Param("schedule", 0, Interleaving.SCHEDULES);
+    // The handle counts back from the newest (a live one, mostly), which the races need.
+    list.add(new Action(CONCURRENT.get(0), 8, List.of(handle, ttlMs, new Param("replayTtlMs", 1, 400), schedule),
+        (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
+        r -> new long[] {newest(r), ttl(r), ttl(r), Interleaving.generate(r)},
+        (w, a) -> w.concurrent(CONCURRENT.get(0), "renew", fromNewest(w, a[0]), ttlOnGrid(a[1]), ttlOnGrid(a[2]),
+            (int) a[3])));
+    list.add(new Action(CONCURRENT.get(1), 6, List.of(handle, new Param("replayTtlMs", 1, 400), schedule),
+        (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
+        r -> new long[] {newest(r), ttl(r), Interleaving.generate(r)},
+        (w, a) -> w.concurrent(CONCURRENT.get(1), "release", fromNewest(w, a[0]), 0, ttlOnGrid(a[1]), (int) a[2])));
     list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
         (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
     return list;

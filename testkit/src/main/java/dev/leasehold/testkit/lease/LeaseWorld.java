@@ -28,7 +28,8 @@ import java.util.function.Function;
  * {@link TraceRecorder} keeps the steps for trace validation, the {@link InFlightCheck} watches
  * inside every call, and a {@link FencedStore} takes the adapter's effects.
  *
- * <p>This class is not threadsafe; one chain runs on one thread.
+ * <p>This class is not threadsafe; one chain runs on one thread, except in a {@link ConcurrentStep},
+ * whose two lanes take turns (never at the same time) under an Interleaving.
  */
 public final class LeaseWorld implements AutoCloseable {
   static final String PURPOSE = "model";
@@ -161,6 +162,11 @@ public final class LeaseWorld implements AutoCloseable {
     return s.name();
   }
 
+  /** A replay beside a renew or release of one handle, interleaved by {@code schedule} (see {@link ConcurrentStep}). */
+  String concurrent(String op, String kind, int handle, long ttlMs, long replayTtlMs, int schedule) {
+    return new ConcurrentStep(this, op, kind, handle, ttlMs, replayTtlMs).run(schedule);
+  }
+
   void tick(long nanos) {
     clock.advance(nanos);
     if (config.exact()) {
@@ -227,7 +233,7 @@ public final class LeaseWorld implements AutoCloseable {
     model = oracle.follow(model, step, actual);
   }
 
-  private void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
+  void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
       long ttlMs) {
     event = new StepEvent(op, attempt, handle, actual, before, stateBefore);
     recorder.call(attempt, handle, ttlMs, actual);

@@ -55,12 +55,17 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
   }
 
   /**
-   * Every action but restart on the simulated server: a restart without persistence loses the key
+   * Every action but restart and the concurrent steps on the simulated server: a restart without persistence loses the key
    * under an ACTIVE handle, which the spec's THEOREM excludes (its counterexample is tested apart).
    */
   public static WorldConfig simulated(PortFactory ports) {
     return new WorldConfig(SimBackend::new, true, ports, Duration.ofMillis(10), FenceMode.CLOCK_FLOOR,
-        Set.of("restart"), 1, false, 150, 20, 300, true, Set.of());
+        Set.of("restart", "renewBesideReplay", "releaseBesideReplay"), 1, false, 150, 20, 300, true, Set.of());
+  }
+
+  /** With the concurrent steps (LeaseMachine.CONCURRENT): a replay beside a renew or release of one handle. */
+  public WorldConfig withConcurrentSteps() {
+    return including(LeaseMachine.CONCURRENT.toArray(String[]::new));
   }
 
   public WorldConfig withBackend(Supplier<Backend> b, boolean isExact) {

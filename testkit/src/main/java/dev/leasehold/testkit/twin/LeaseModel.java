@@ -257,4 +257,30 @@ public final class LeaseModel {
   public void pinServer(int holderAttempt, long expiryNanos, long fenceValue) {
     server.pin(holderAttempt, expiryNanos, fenceValue);
   }
+
+  /**
+   * After a concurrent step, which the twin runs one call at a time and so cannot follow: adopts
+   * the adapter's handle {@code hid} (opening it if new, as the attempt's live handle).
+   */
+  public void adoptHandle(int hid, int attempt, int grant, LeaseState state, long deadline, long token, long wallExpiry) {
+    if (hid == client.handles.size()) {
+      HandleModel h = new HandleModel(attempt);
+      h.grant = grant;
+      client.handles.add(h);
+      client.attempts.get(attempt).handle = hid;
+      client.attempts.get(attempt).sent = true;
+    }
+    HandleModel h = client.handles.get(hid);
+    h.hs = state;
+    pin(hid, deadline, token, wallExpiry);
+  }
+
+  /** After a concurrent step: adopts the server's key as read directly, and its grant count (-1: unknown). */
+  public void adoptServer(int holderAttempt, long expiryNanos, long fenceValue, int grantCount) {
+    server.pin(holderAttempt, expiryNanos, fenceValue);
+    if (grantCount >= 0) {
+      server.grants = grantCount;
+      server.holderGrant = holderAttempt >= 0 ? grantCount : server.holderGrant;
+    }
+  }
 }
