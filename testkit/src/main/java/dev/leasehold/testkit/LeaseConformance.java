@@ -44,8 +44,8 @@ public final class LeaseConformance {
   private String name = "conformance";
   private RedisURI redis;
   private Duration drift = DEFAULT_DRIFT;
-  private long minTtlMs = 20;
-  private long maxTtlMs = 300;
+  /** TTL range (ms) the chains ask for; unset: 20-300 simulated, 50-200 on a real server (real time jitters). */
+  private long[] ttlMs;
   private int chains = DEFAULT_CHAINS;
   private int maxLength = DEFAULT_MAX_LENGTH;
   private Long seed;
@@ -95,8 +95,7 @@ public final class LeaseConformance {
     if (min < 1 || max < min) {
       throw new IllegalArgumentException("TTL range must satisfy 1 <= min <= max, got " + min + ".." + max);
     }
-    this.minTtlMs = min;
-    this.maxTtlMs = max;
+    this.ttlMs = new long[] {min, max};
     return this;
   }
 
@@ -180,9 +179,11 @@ public final class LeaseConformance {
     WorldConfig c = WorldConfig.simulated(ports).withDrift(drift).withFenceMode(fenceMode);
     c = waitLoop ? c : c.withoutWaitLoop();
     if (real == null) {
-      return c.withTimes(1, 150, minTtlMs, maxTtlMs);
+      long[] ttl = ttlMs != null ? ttlMs : new long[] {20, 300};
+      return c.withTimes(1, 150, ttl[0], ttl[1]);
     }
-    return c.withBackend(() -> real.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, minTtlMs, maxTtlMs);
+    long[] ttl = ttlMs != null ? ttlMs : new long[] {50, 200};
+    return c.withBackend(() -> real.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, ttl[0], ttl[1]);
   }
 
   private static long seedFromEnvironment() {

@@ -83,50 +83,44 @@ final class Keyspace {
     int n = argv.size();
     switch (name) {
       case "TYPE":
-        arity(name, n == 2);
+        RedisError.requireArity(name, n == 2);
         return new StatusReply(type(live(argv.get(1))));
       case "GET":
-        arity(name, n == 2);
+        RedisError.requireArity(name, n == 2);
         return string(argv.get(1));
       case "SET":
-        arity(name, n >= 3);
+        RedisError.requireArity(name, n >= 3);
         return set(argv);
       case "INCR":
-        arity(name, n == 2);
+        RedisError.requireArity(name, n == 2);
         return incr(argv.get(1));
       case "PTTL":
-        arity(name, n == 2);
+        RedisError.requireArity(name, n == 2);
         return pttl(argv.get(1));
       case "PEXPIRE":
-        arity(name, n == 3);
-        return pexpire(argv.get(1), integer(argv.get(2)));
+        RedisError.requireArity(name, n == 3);
+        return pexpire(argv.get(1), RedisError.parseInteger(argv.get(2)));
       case "PERSIST":
-        arity(name, n == 2);
+        RedisError.requireArity(name, n == 2);
         return persist(argv.get(1));
       case "DEL":
-        arity(name, n >= 2);
+        RedisError.requireArity(name, n >= 2);
         return count(argv, true);
       case "EXISTS":
-        arity(name, n >= 2);
+        RedisError.requireArity(name, n >= 2);
         return count(argv, false);
       case "HSET":
-        arity(name, n >= 4 && n % 2 == 0);
+        RedisError.requireArity(name, n >= 4 && n % 2 == 0);
         return hset(argv);
       case "PUBLISH":
-        arity(name, n == 3);
+        RedisError.requireArity(name, n == 3);
         return 0L; // nobody subscribes to the simulated server
       case "TIME":
-        arity(name, n == 1);
+        RedisError.requireArity(name, n == 1);
         long micros = nowMicros.getAsLong();
         return List.of(Long.toString(micros / 1_000_000L), Long.toString(micros % 1_000_000L));
       default:
         throw new RedisError("ERR unknown command '" + name.toLowerCase(Locale.ROOT) + "'");
-    }
-  }
-
-  private static void arity(String name, boolean ok) {
-    if (!ok) {
-      throw RedisError.wrongArity(name);
     }
   }
 
@@ -170,7 +164,7 @@ final class Keyspace {
       } else if (option.equals("KEEPTTL") && ttlMs < 0) {
         keepTtl = true;
       } else if (expiry && ttlMs < 0 && !keepTtl && i + 1 < argv.size()) {
-        long amount = integer(argv.get(++i));
+        long amount = RedisError.parseInteger(argv.get(++i));
         if (amount <= 0 || (option.equals("EX") && amount > Long.MAX_VALUE / 1000)) {
           throw new RedisError("ERR invalid expire time in 'set' command");
         }
@@ -201,7 +195,7 @@ final class Keyspace {
       if (!(v.data instanceof String s)) {
         throw new RedisError(RedisError.WRONGTYPE);
       }
-      current = integer(s);
+      current = RedisError.parseInteger(s);
     }
     if (current == Long.MAX_VALUE) {
       throw new RedisError("ERR increment or decrement would overflow");
@@ -282,27 +276,6 @@ final class Keyspace {
       }
     }
     return added;
-  }
-
-  /**
-   * A string as Redis reads an integer argument or value (string2ll: no sign but '-', no leading
-   * zero, no space, within a long), else the not-an-integer error.
-   */
-  static long integer(String s) {
-    int start = s.startsWith("-") ? 1 : 0;
-    boolean digits = s.length() > start && s.length() <= 20;
-    for (int i = start; digits && i < s.length(); i++) {
-      char c = s.charAt(i);
-      digits = c >= '0' && c <= '9' && !(c == '0' && i == start && (start == 1 || s.length() > 1));
-    }
-    if (!digits) {
-      throw new RedisError(RedisError.NOT_AN_INTEGER);
-    }
-    try {
-      return Long.parseLong(s);
-    } catch (NumberFormatException e) {
-      throw new RedisError(RedisError.NOT_AN_INTEGER);
-    }
   }
 
   /** For tests of the keyspace: every live key, in no order. */

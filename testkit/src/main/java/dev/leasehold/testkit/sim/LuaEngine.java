@@ -85,10 +85,8 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  */
 final class LuaEngine {
   /** Script texts compiled so far, by text. */
-  private static final Map<String, Compiled> COMPILED = new ConcurrentHashMap<>();
+  private static final Map<String, CompiledScript> COMPILED = new ConcurrentHashMap<>();
   private static final Pattern FILE_LINE = Pattern.compile("^@?user_script:(\\d+):? ?");
-  private static final LuaString ERR = LuaValue.valueOf("err");
-  private static final LuaString OK = LuaValue.valueOf("ok");
 
   /** A loaded script: its flags and the function to run. */
   private record Script(String sha, boolean compatMode, boolean noWrites, LuaValue function) {}
@@ -130,67 +128,12 @@ final class LuaEngine {
     globals.setmetatable(guard);
   }
 
-  static String sha1(String text) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-1 is required of every JVM", e);
-    }
-  }
-
   /** SCRIPT LOAD: files {@code text} under its SHA1 and returns it. */
   String load(String text) {
-    Compiled compiled = COMPILED.computeIfAbsent(text, Compiled::of);
+    CompiledScript compiled = COMPILED.computeIfAbsent(text, CompiledScript::of);
     scripts.computeIfAbsent(compiled.sha(),
         sha -> new Script(sha, compiled.compatMode(), compiled.noWrites(), new LuaClosure(compiled.prototype(), globals)));
     return compiled.sha();
-  }
-
-  /** A script text, parsed and compiled: the same for every server, so done once per text. */
-  private record Compiled(String sha, boolean compatMode, boolean noWrites, Prototype prototype) {
-    static Compiled of(String text) {
-      boolean compatMode = !text.startsWith("#!");
-      boolean noWrites = false;
-      String body = text;
-      if (!compatMode) {
-        int end = text.indexOf('\n');
-        noWrites = parseShebang(end < 0 ? text : text.substring(0, end));
-        body = end < 0 ? "" : text.substring(end); // the line feed stays, so line numbers hold
-      }
-      return new Compiled(sha1(text), compatMode, noWrites, compile(body));
-    }
-  }
-
-  private static Prototype compile(String body) {
-    try {
-      return LuaC.instance.compile(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), "@user_script");
-    } catch (LuaError e) {
-      throw new RedisError("ERR Error compiling script (new function): " + e.getMessage());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Redis 7's {@code #!<engine> [flags=a,b]}; answers whether {@code no-writes} is among the flags. */
-  private static boolean parseShebang(String shebang) {
-    String[] parts = shebang.substring(2).trim().split(" +");
-    if (!parts[0].equals("lua")) {
-      throw new RedisError("ERR Unexpected engine in script shebang");
-    }
-    boolean noWrites = false;
-    for (int i = 1; i < parts.length; i++) {
-      if (!parts[i].startsWith("flags=")) {
-        throw new RedisError("ERR Unknown lua shebang option: " + parts[i]);
-      }
-      for (String flag : parts[i].substring("flags=".length()).split(",")) {
-        switch (flag) {
-          case "no-writes" -> noWrites = true;
-          case "", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys" -> { }
-          default -> throw new RedisError("ERR Unexpected flag in script shebang: " + flag);
-        }
-      }
-    }
-    return noWrites;
   }
 
   boolean loaded(String sha) {
@@ -212,8 +155,8 @@ final class LuaEngine {
       throw new RedisError("ERR Can not run script with write flag on readonly command");
     }
     readOnlyRun = readOnlyCommand || (!script.compatMode() && script.noWrites());
-    globals.rawset("KEYS", array(keys));
-    globals.rawset("ARGV", array(args));
+    globals.rawset("KEYS", LuaReplies.array(keys));
+    globals.rawset("ARGV", LuaReplies.array(args));
     LuaValue result;
     try {
       result = script.function().call();
@@ -222,15 +165,7 @@ final class LuaEngine {
     } catch (StackOverflowError e) {
       throw new RedisError("ERR Error running script, stack overflow");
     }
-    return toReply(result);
-  }
-
-  private static LuaTable array(List<String> values) {
-    LuaValue[] items = new LuaValue[values.size()];
-    for (int i = 0; i < items.length; i++) {
-      items[i] = LuaValue.valueOf(values.get(i));
-    }
-    return LuaValue.listOf(items);
+    return LuaReplies.toReply(result);
   }
 
   /** The error reply for a script that raised {@code e}, worded as Redis 7.0 words it. */
@@ -240,8 +175,8 @@ final class LuaEngine {
     String line = at.find() ? at.group(1) : null;
     LuaValue object = e.getMessageObject();
     String err;
-    if (object != null && object.istable() && object.get(ERR).isstring()) {
-      err = object.get(ERR).tojstring();
+    if (object != null && object.istable() && object.get(LuaReplies.ERR).isstring()) {
+      err = object.get(LuaReplies.ERR).tojstring();
     } else {
       String text = object != null && object.isstring() ? object.tojstring() : message;
       Matcher m = FILE_LINE.matcher(text);
@@ -257,34 +192,34 @@ final class LuaEngine {
       public Varargs invoke(Varargs args) {
         Object reply = command(args);
         if (reply instanceof RedisError e) {
-          throw new LuaError(errorTable(e.getMessage()));
+          throw new LuaError(LuaReplies.errorTable(e.getMessage()));
         }
-        return toLua(reply);
+        return LuaReplies.toLua(reply);
       }
     });
     redis.set("pcall", new VarArgFunction() {
       @Override
       public Varargs invoke(Varargs args) {
         Object reply = command(args);
-        return reply instanceof RedisError e ? errorTable(e.getMessage()) : toLua(reply);
+        return reply instanceof RedisError e ? LuaReplies.errorTable(e.getMessage()) : LuaReplies.toLua(reply);
       }
     });
     redis.set("status_reply", new VarArgFunction() {
       @Override
       public Varargs invoke(Varargs args) {
-        return LuaValue.tableOf(new LuaValue[] {OK, args.checkstring(1)});
+        return LuaValue.tableOf(new LuaValue[] {LuaReplies.OK, args.checkstring(1)});
       }
     });
     redis.set("error_reply", new VarArgFunction() {
       @Override
       public Varargs invoke(Varargs args) {
-        return errorTable(args.checkjstring(1));
+        return LuaReplies.errorTable(args.checkjstring(1));
       }
     });
     redis.set("sha1hex", new VarArgFunction() {
       @Override
       public Varargs invoke(Varargs args) {
-        return LuaValue.valueOf(sha1(args.checkjstring(1)));
+        return LuaValue.valueOf(CompiledScript.sha1(args.checkjstring(1)));
       }
     });
     redis.set("log", new VarArgFunction() {
@@ -298,10 +233,6 @@ final class LuaEngine {
     redis.set("LOG_NOTICE", 2);
     redis.set("LOG_WARNING", 3);
     return redis;
-  }
-
-  private static LuaTable errorTable(String message) {
-    return LuaValue.tableOf(new LuaValue[] {ERR, LuaValue.valueOf(message)});
   }
 
   /** Runs one {@code redis.call}: the reply, or the error reply as a RedisError (returned, not thrown). */
@@ -334,59 +265,6 @@ final class LuaEngine {
     } catch (RedisError e) {
       return e.getMessage().startsWith("ERR wrong number of arguments")
           ? new RedisError("ERR Wrong number of args calling Redis command from script") : e;
-    }
-  }
-
-  /** A Redis reply as Lua sees it. */
-  private static LuaValue toLua(Object reply) {
-    if (reply == null) {
-      return LuaValue.FALSE;
-    }
-    if (reply instanceof Long n) {
-      return LuaValue.valueOf((double) n);
-    }
-    if (reply instanceof String s) {
-      return LuaValue.valueOf(s);
-    }
-    if (reply instanceof StatusReply status) {
-      return LuaValue.tableOf(new LuaValue[] {OK, LuaValue.valueOf(status.text())});
-    }
-    List<?> items = (List<?>) reply;
-    LuaValue[] values = new LuaValue[items.size()];
-    for (int i = 0; i < values.length; i++) {
-      values[i] = toLua(items.get(i));
-    }
-    return LuaValue.listOf(values);
-  }
-
-  /** A script's Lua result as Redis replies with it. */
-  private static Object toReply(LuaValue value) {
-    switch (value.type()) {
-      case LuaValue.TSTRING:
-        return value.tojstring();
-      case LuaValue.TNUMBER:
-        return (long) value.todouble();
-      case LuaValue.TBOOLEAN:
-        return value.toboolean() ? 1L : null;
-      case LuaValue.TTABLE:
-        LuaValue err = value.get(ERR);
-        if (err.type() == LuaValue.TSTRING) {
-          throw new RedisError(err.tojstring());
-        }
-        LuaValue ok = value.get(OK);
-        if (ok.type() == LuaValue.TSTRING) {
-          return new StatusReply(ok.tojstring());
-        }
-        List<Object> items = new ArrayList<>();
-        for (int i = 1; ; i++) {
-          LuaValue item = value.get(i);
-          if (item.isnil()) {
-            return items;
-          }
-          items.add(toReply(item));
-        }
-      default:
-        return null;
     }
   }
 }

@@ -28,4 +28,32 @@ public final class RedisError extends RuntimeException {
   static RedisError wrongArity(String command) {
     return new RedisError("ERR wrong number of arguments for '" + command.toLowerCase(java.util.Locale.ROOT) + "' command");
   }
+
+  /**
+   * A string as Redis reads an integer argument or value (string2ll: no sign but '-', no leading
+   * zero, no space, within a long), else the not-an-integer error.
+   */
+  static long parseInteger(String s) {
+    int start = s.startsWith("-") ? 1 : 0;
+    boolean digits = s.length() > start && s.length() <= 20;
+    for (int i = start; digits && i < s.length(); i++) {
+      char c = s.charAt(i);
+      digits = c >= '0' && c <= '9' && !(c == '0' && i == start && (start == 1 || s.length() > 1));
+    }
+    if (!digits) {
+      throw new RedisError(NOT_AN_INTEGER);
+    }
+    try {
+      return Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      throw new RedisError(NOT_AN_INTEGER);
+    }
+  }
+
+  /** The wrong-number-of-arguments error of {@code name} unless {@code ok}. */
+  static void requireArity(String name, boolean ok) {
+    if (!ok) {
+      throw wrongArity(name);
+    }
+  }
 }

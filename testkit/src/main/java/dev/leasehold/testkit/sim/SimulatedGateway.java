@@ -42,7 +42,7 @@ public final class SimulatedGateway implements LeaseGateway {
     for (LeaseScript script : LeaseScript.values()) {
       String text = replaced.get(script);
       sources.put(script, text == null ? script.source(true) : text);
-      shas.put(script, text == null ? script.sha1(true) : LuaEngine.sha1(text));
+      shas.put(script, text == null ? script.sha1(true) : CompiledScript.sha1(text));
     }
   }
 

@@ -80,7 +80,7 @@ public final class SimulatedRedis {
         if (args.size() < 3) {
           throw RedisError.wrongArity(name);
         }
-        long numKeys = Keyspace.integer(args.get(2));
+        long numKeys = RedisError.parseInteger(args.get(2));
         if (numKeys < 0 || numKeys > args.size() - 3) {
           throw new RedisError(numKeys < 0 ? "ERR Number of keys can't be negative"
               : "ERR Number of keys can't be greater than number of args");
@@ -154,7 +154,7 @@ public final class SimulatedRedis {
     if (!(data instanceof String value)) {
       throw new IllegalStateException("the fencing counter is a hash");
     }
-    return Keyspace.integer(value);
+    return RedisError.parseInteger(value);
   }
 
   /** A restart without persistence: every key, counter and cached script is gone. */

@@ -171,7 +171,7 @@ class SimulatedRedisUnitTests {
     assertEquals(new StatusReply("hash"), redis.call("TYPE", "k"));
     String script = "\nlocal v = redis.call('GET', KEYS[1])\nreturn v";
     RedisError e = assertThrows(RedisError.class, () -> eval(script, "k"));
-    assertEquals(RedisError.WRONGTYPE + " script: " + LuaEngine.sha1(script) + ", on @user_script:2.", e.getMessage());
+    assertEquals(RedisError.WRONGTYPE + " script: " + CompiledScript.sha1(script) + ", on @user_script:2.", e.getMessage());
     assertEquals(RedisError.WRONGTYPE, eval("return redis.pcall('INCR', KEYS[1])['err']", "k"));
     assertEquals(1L, eval("local ok, e = pcall(redis.call, 'GET', KEYS[1]); return (not ok) and e.err ~= nil", "k"));
     // The scripts treat a non-string key as another value and leave it be.
