@@ -239,7 +239,8 @@ abstract class FenceContract {
       IllegalStateException missing = assertThrows(IllegalStateException.class,
           () -> update.update(c, 99, 5, Map.of("value", "x")));
       assertTrue(missing.getMessage().startsWith("no row of"), missing.getMessage());
-      assertFalse(missing.getMessage().contains("99"), "the key is not shown");
+      // The table name holds a random schema id, which may contain "99" itself.
+      assertFalse(missing.getMessage().replace(loose, "").contains("99"), "the key is not shown");
       c.rollback();
       assertTrue(assertThrows(IllegalStateException.class, () -> update.update(c, 1, 5, Map.of("value", "x")))
           .getMessage().contains("is NULL"));
