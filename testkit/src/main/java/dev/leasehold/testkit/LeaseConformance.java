@@ -182,8 +182,8 @@ public final class LeaseConformance {
       long[] ttl = ttlMs != null ? ttlMs : new long[] {20, 300};
       return c.withTimes(1, 150, ttl[0], ttl[1]);
     }
-    long[] ttl = ttlMs != null ? ttlMs : new long[] {50, 200};
-    return c.withBackend(() -> real.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, ttl[0], ttl[1]);
+    WorldConfig onReal = c.onRealServer(real);
+    return ttlMs == null ? onReal : onReal.withTimes(onReal.timeStepMicros(), onReal.maxTimeStepMs(), ttlMs[0], ttlMs[1]);
   }
 
   private static long seedFromEnvironment() {

@@ -41,8 +41,7 @@ class RealRedisLeasePropertiesIntegrationTests {
 
   @Test
   void everyInvariantHoldsOnARealServer() {
-    WorldConfig config = WorldConfig.simulated(PortFactory.FIXED).withoutWaitLoop()
-        .withBackend(() -> backend.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, 50, 200);
+    WorldConfig config = WorldConfig.simulated(PortFactory.FIXED).withoutWaitLoop().onRealServer(backend);
     LeaseMachine machine = new LeaseMachine(config);
     PropertyRunner<LeaseWorld> runner = new PropertyRunner<>(machine);
     PropertyRunner.Report report = runner.run(new PropertyRunner.Config(ModelSettings.seed(),

@@ -2,6 +2,7 @@ package dev.leasehold.testkit.lease;
 
 import dev.leasehold.redis.FenceMode;
 import dev.leasehold.testkit.fault.Backend;
+import dev.leasehold.testkit.fault.RealBackend;
 import dev.leasehold.testkit.fault.SimBackend;
 import java.time.Duration;
 import java.util.HashSet;
@@ -66,6 +67,15 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
   /** With the concurrent steps (LeaseMachine.CONCURRENT): a replay beside a renew or release of one handle. */
   public WorldConfig withConcurrentSteps() {
     return including(LeaseMachine.CONCURRENT.toArray(String[]::new));
+  }
+
+  /**
+   * The same chains on a real server: each chain on {@code real}'s connection over the kit's own
+   * keys, real time in whole ms (steps up to 60 ms), TTLs of 50-200 ms so that real-time jitter
+   * stays inside the drift budget.
+   */
+  public WorldConfig onRealServer(RealBackend real) {
+    return withBackend(() -> real.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, 50, 200);
   }
 
   public WorldConfig withBackend(Supplier<Backend> b, boolean isExact) {

@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -61,13 +63,16 @@ public final class ModelCheck {
     if (cfgs.isEmpty()) {
       throw new IllegalArgumentException("no " + configs + ".cfg in " + dir);
     }
+    // The passing (long) configurations first; each expectation is read once.
+    Map<Path, String> expected = new HashMap<>();
+    cfgs.forEach(c -> expected.put(c, expectation(c)));
     List<Path> ordered = new ArrayList<>(cfgs);
-    ordered.sort(Comparator.comparing(c -> !expectation(c).equals("PASS")));
+    ordered.sort(Comparator.comparing(c -> !expected.get(c).equals("PASS")));
     ExecutorService pool = Executors.newFixedThreadPool(parallel);
     try {
       List<Future<Result>> futures = new ArrayList<>();
       for (Path cfg : ordered) {
-        futures.add(pool.submit(() -> check(cfg, workers, outDir)));
+        futures.add(pool.submit(() -> check(cfg, expected.get(cfg), workers, outDir)));
       }
       List<Result> results = new ArrayList<>();
       for (Future<Result> f : futures) {
@@ -102,7 +107,7 @@ public final class ModelCheck {
     }
   }
 
-  private static Result check(Path cfg, String workers, Path outDir) {
+  private static Result check(Path cfg, String expected, String workers, Path outDir) {
     String module = cfg.getFileName().toString().replace(".cfg", "");
     Tlc.Run run = Tlc.check(cfg.getParent(), module, List.of("-tool", "-workers", workers, "-deadlock"),
         outDir.resolve(module + ".out"), TIMEOUT);
@@ -117,6 +122,6 @@ public final class ModelCheck {
     } else {
       result = "ERROR(exit " + run.exit() + (out.error() == null ? "" : ": " + out.error()) + ")";
     }
-    return new Result(module, expectation(cfg), result, out, run.seconds());
+    return new Result(module, expected, result, out, run.seconds());
   }
 }
