@@ -7,6 +7,8 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -28,6 +30,11 @@ import java.util.function.Function;
 public final class LettuceLeaseGateway implements LeaseGateway {
   /** Commands the client may queue before it refuses more (refused ones were never sent). */
   public static final int DEFAULT_REQUEST_QUEUE_SIZE = 10_000;
+  /**
+   * 1 s: how often a cluster client re-reads the cluster's topology, so that it finds a promoted
+   * replica within about a second of the promotion (see {@link #clusterClientOptions}).
+   */
+  public static final Duration DEFAULT_CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(1);
 
   private final RedisClusterCommands<String, String> commands;
   /** Where WAIT goes for a lease's keys: the connection its script went through (see {@link #waitForReplicas}). */
@@ -72,6 +79,24 @@ public final class LettuceLeaseGateway implements LeaseGateway {
         .requestQueueSize(DEFAULT_REQUEST_QUEUE_SIZE)
         .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
         .maintNotificationsConfig(MaintNotificationsConfig.disabled())
+        .build();
+  }
+
+  /**
+   * {@link #clientOptions(Duration)} for a cluster client, which also refreshes its view of the
+   * cluster every {@link #DEFAULT_CLUSTER_TOPOLOGY_REFRESH} and on every adaptive trigger (MOVED,
+   * ASK, reconnects, an uncovered slot) at most that often. Without a periodic refresh a client
+   * kept sending to a killed primary (rejected: not connected) after the cluster had promoted its
+   * replica: lettuce's one adaptive refresh came from the reconnect attempts, before the promotion,
+   * and the next was not allowed for 30 s.
+   */
+  public static ClusterClientOptions clusterClientOptions(Duration commandTimeout) {
+    return ClusterClientOptions.builder(clientOptions(commandTimeout))
+        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+            .enablePeriodicRefresh(DEFAULT_CLUSTER_TOPOLOGY_REFRESH)
+            .enableAllAdaptiveRefreshTriggers()
+            .adaptiveRefreshTriggersTimeout(DEFAULT_CLUSTER_TOPOLOGY_REFRESH)
+            .build())
         .build();
   }
 

@@ -57,7 +57,8 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
    * {@link LettuceLeaseGateway#connect}/{@link LettuceLeaseGateway#connectCluster} alike. Exactly one
    * of {@code uri}, {@code client} and {@code clusterClient} is set ({@code cluster} only with
    * {@code uri}). A client created here gets {@link LettuceLeaseGateway#clientOptions}, plus
-   * {@code ssl} when not null (a trust store for a {@code rediss://} URI), and is owned: opening
+   * {@code ssl} when not null (a trust store for a {@code rediss://} URI); a cluster client gets
+   * {@link LettuceLeaseGateway#clusterClientOptions} instead. A client created here is owned: opening
    * hands its shutdown to the caller.
    */
   static LettuceTopology<?> of(RedisURI uri, boolean cluster, RedisClient client, RedisClusterClient clusterClient,
@@ -75,7 +76,8 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
     }
     if (cluster) {
       RedisClusterClient created = RedisClusterClient.create(uri);
-      created.setOptions(ClusterClientOptions.builder(options).build());
+      ClusterClientOptions clusterOptions = LettuceLeaseGateway.clusterClientOptions(commandTimeout);
+      created.setOptions(ssl == null ? clusterOptions : clusterOptions.mutate().sslOptions(ssl).build());
       return cluster(created, true);
     }
     // The URI is used as given: RedisURI.builder(uri) would drop a Sentinel URI's sentinels.
@@ -92,24 +94,25 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
   }
 
   /**
-   * Opens the connection to every primary now. lettuce opens node connections lazily, and with
-   * {@code REJECT_COMMANDS} it rejects a command that would wait for one: without this, the first
-   * command to each primary came back {@code Unavailable}. A primary that appears later (a
-   * failover) still costs its first command that way: definitely not applied, and tried again.
+   * Opens the connection to every primary that serves slots now. lettuce opens node connections
+   * lazily, and with {@code REJECT_COMMANDS} it rejects a command that would wait for one: without
+   * this, the first command to each primary came back {@code Unavailable}. A primary that cannot
+   * be reached now, or that appears later (a failover), still costs its first command that way:
+   * definitely not applied, and tried again.
    */
   private static StatefulRedisClusterConnection<String, String> connectedToEveryPrimary(
       StatefulRedisClusterConnection<String, String> connection) {
-    try {
-      for (RedisClusterNode node : connection.getPartitions()) {
-        if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+    for (RedisClusterNode node : connection.getPartitions()) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+        try {
           connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+        } catch (RuntimeException e) {
+          log.debug("no connection to cluster node {}:{} yet: {}", node.getUri().getHost(), node.getUri().getPort(),
+              e.toString());
         }
       }
-      return connection;
-    } catch (RuntimeException e) {
-      connection.close();
-      throw e;
     }
+    return connection;
   }
 
   private static LettuceTopology<StatefulRedisConnection<String, String>> standalone(RedisClient client, boolean owned,
