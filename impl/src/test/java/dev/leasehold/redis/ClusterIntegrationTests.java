@@ -172,6 +172,10 @@ class ClusterIntegrationTests {
       }
       ReleaseSignals signals = waiters.releaseSignals().orElseThrow();
       await(() -> signals.activeChannels() == 3 && subscribers(waiters, digests) == 3, Duration.ofSeconds(5));
+      // The subscriptions live on the waiters' one pub/sub node; the releases run on the slots' primaries.
+      long crossing = digests.stream().filter(d -> subscribersOn(cluster().primaryOf(slot(holders, d)), waiters, d) == 0)
+          .count();
+      assertTrue(crossing >= 2, "releases published on another node than the subscriber's: " + crossing);
       long released = System.nanoTime();
       for (LeaseHandle handle : held) {
         assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
@@ -187,6 +191,11 @@ class ClusterIntegrationTests {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  static long subscribersOn(RedisProcess node, RedisLeases leases, String digest) {
+    String channel = leases.keys(PURPOSE, digest).releaseChannel();
+    return cluster().commands(node).pubsubNumsub(channel).getOrDefault(channel, 0L);
   }
 
   /** Subscribers of the digests' release channels, summed over every node (a subscription lives on one). */
