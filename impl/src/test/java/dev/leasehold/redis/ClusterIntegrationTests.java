@@ -341,4 +341,58 @@ class ClusterIntegrationTests {
       next.release();
     }
   }
+
+  /** What a cluster client needs beyond {@link AclIntegrationTests#RULE}; README.md, "ACL", shows it. */
+  static final String CLUSTER_RULE = "+cluster|nodes +cluster|myid +client|setname";
+
+  @Test
+  void theReadmeRule_plusTheClusterRule_onEveryNode_runsEveryOperation_withNothingDenied() throws Exception {
+    String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md"));
+    assertTrue(readme.contains("add `" + CLUSTER_RULE + "`"), "README.md shows the cluster's addition this test runs");
+    List<String> args = new ArrayList<>(List.of("SETUSER", "leasehold", "reset", "on", ">pw-cluster"));
+    args.addAll(List.of(AclIntegrationTests.RULE.replace("billing", "it-cluster").split(" ")));
+    args.addAll(List.of(CLUSTER_RULE.split(" ")));
+    for (RedisProcess node : cluster().nodes()) {
+      cluster().commands(node).dispatch(io.lettuce.core.protocol.CommandType.ACL,
+          new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
+          new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8).addValues(args));
+      cluster().commands(node).aclLogReset();
+    }
+    io.lettuce.core.RedisURI user = io.lettuce.core.RedisURI.builder(cluster().seedUri())
+        .withAuthentication("leasehold", "pw-cluster").build();
+    try (RedisLeases leases = RedisLeases.builder(user).cluster().namespace("it-cluster")
+        .commandTimeout(Duration.ofSeconds(1)).replicaAck(1, Duration.ofMillis(300)).build()) {
+      for (List<String> digests : resourcesOnEveryPrimary(leases, 1).values()) {
+        String digest = digests.get(0);
+        LeaseAttempt attempt = leases.newAttempt("op");
+        LeaseHandle handle = acquired(leases, digest, Duration.ofSeconds(5), attempt);
+        assertEquals(LeaseGuarantee.FENCED, handle.guarantee(), "WAIT permitted and acknowledged");
+        assertTrue(assertInstanceOf(InspectOutcome.Held.class,
+            leases.port().inspect(new LeaseInspection(PURPOSE, digest, attempt))).holderIsThisAttempt());
+        assertInstanceOf(RenewOutcome.Renewed.class, handle.renew(Duration.ofSeconds(5)));
+        assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
+      }
+      // The wait loop as that user: a waiter subscribed to the release channel, woken by the release.
+      String digest = resourcesOnEveryPrimary(leases, 1).values().iterator().next().get(0);
+      LeaseHandle holder = acquired(leases, digest, Duration.ofSeconds(30), leases.newAttempt("holder"));
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      try {
+        LeaseAttempt waiter = leases.newAttempt("waiter");
+        Future<AcquireOutcome> waiting = pool.submit(() -> leases.port().tryAcquire(
+            new LeaseRequest(PURPOSE, digest, Duration.ofSeconds(20), Duration.ofSeconds(5), waiter)));
+        await(() -> subscribers(leases, List.of(digest)) == 1, Duration.ofSeconds(5));
+        assertInstanceOf(ReleaseOutcome.Released.class, holder.release());
+        assertInstanceOf(ReleaseOutcome.Released.class, assertInstanceOf(AcquireOutcome.Acquired.class,
+            waiting.get(10, TimeUnit.SECONDS)).handle().release());
+        assertEquals(1, leases.releaseSignals().orElseThrow().signalledWakeups(), "woken by the release signal");
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    Set<Object> denied = new HashSet<>();
+    for (RedisProcess node : cluster().nodes()) {
+      cluster().commands(node).aclLog().forEach(entry -> denied.add(entry.get("object")));
+    }
+    assertEquals(Set.of(), denied, "no node denied anything");
+  }
 }
