@@ -70,19 +70,16 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
       // Without the URI a Sentinel client cannot be told apart; the log calls it standalone.
       return standalone(client, false, "standalone");
     }
-    ClientOptions options = LettuceLeaseGateway.clientOptions(commandTimeout);
-    if (ssl != null) {
-      options = options.mutate().sslOptions(ssl).build();
-    }
     if (cluster) {
       RedisClusterClient created = RedisClusterClient.create(uri);
-      ClusterClientOptions clusterOptions = LettuceLeaseGateway.clusterClientOptions(commandTimeout);
-      created.setOptions(ssl == null ? clusterOptions : clusterOptions.mutate().sslOptions(ssl).build());
+      ClusterClientOptions options = LettuceLeaseGateway.clusterClientOptions(commandTimeout);
+      created.setOptions(ssl == null ? options : options.mutate().sslOptions(ssl).build());
       return cluster(created, true);
     }
     // The URI is used as given: RedisURI.builder(uri) would drop a Sentinel URI's sentinels.
     RedisClient created = RedisClient.create(uri);
-    created.setOptions(options);
+    ClientOptions options = LettuceLeaseGateway.clientOptions(commandTimeout);
+    created.setOptions(ssl == null ? options : options.mutate().sslOptions(ssl).build());
     boolean sentinel = uri.getSentinels() != null && !uri.getSentinels().isEmpty();
     return standalone(created, true, sentinel ? "sentinel" : "standalone");
   }
