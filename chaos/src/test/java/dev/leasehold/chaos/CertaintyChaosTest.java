@@ -33,8 +33,9 @@ class CertaintyChaosTest {
           Duration.ofMillis(50), 100, g -> false, Duration.ZERO, false);
       ChaosRun.Setup setup = new ChaosRun.Setup("acquire-retry-certainty",
           "tryAcquire(wait 1.5 s): first try applied with its reply dropped, then the connection reset and refused",
-          () -> RedisURI.create("redis://127.0.0.1:" + proxy.port()), redis.uri(), () -> "redis:" + redis.port(), 1, plan,
-          Duration.ofSeconds(5), dev.leasehold.redis.FenceMode.CLOCK_FLOOR, 0, Duration.ofMillis(100), Duration.ofMillis(20));
+          () -> RedisURI.create("redis://127.0.0.1:" + proxy.port()), redis::uri, () -> "redis:" + redis.port(), 1, plan,
+          Duration.ofSeconds(5), dev.leasehold.redis.FenceMode.CLOCK_FLOOR, 0, Duration.ofMillis(100), Duration.ofMillis(20),
+          false);
       try (Gateways.Opened gateway = Gateways.connect(setup.clientUri().get(), ChaosRun.COMMAND_TIMEOUT);
            Connection connection = Postgres.get().connect()) {
         RedisLeaseAdapter adapter = RedisLeaseAdapter.builder(gateway.gateway()).namespace("chaos")

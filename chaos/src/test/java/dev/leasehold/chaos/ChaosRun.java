@@ -14,7 +14,7 @@ import java.util.function.Supplier;
 
 /**
  * One bounded chaos run: a sampler, N workers contending for one resource with their own
- * connections (through {@code clientUri}, which may be a proxy or Sentinel), a fault script on the
+ * connections (through {@code clientUri}, which may be a proxy, Sentinel or a cluster seed), a fault script on the
  * calling thread, then the check, the history file, the timeline and a summary row.
  *
  * <p>This class is not threadsafe; one test thread runs one run at a time.
@@ -36,7 +36,7 @@ final class ChaosRun {
       String scenario,
       String description,
       Supplier<RedisURI> clientUri,
-      RedisURI sampleUri,
+      Supplier<RedisURI> sampleUri,
       Supplier<String> serverLabel,
       int workers,
       Worker.Plan plan,
@@ -44,11 +44,12 @@ final class ChaosRun {
       FenceMode fenceMode,
       int replicaAcks,
       Duration replicaAckTimeout,
-      Duration driftBudget) {
+      Duration driftBudget,
+      boolean cluster) {
 
     Setup withFenceMode(FenceMode mode) {
       return new Setup(scenario, description, clientUri, sampleUri, serverLabel, workers, plan, duration, mode,
-          replicaAcks, replicaAckTimeout, driftBudget);
+          replicaAcks, replicaAckTimeout, driftBudget, cluster);
     }
   }
 
@@ -60,8 +61,8 @@ final class ChaosRun {
   /** A run over a standalone server (directly or through a proxy). */
   static Setup standalone(String scenario, String description, Supplier<RedisURI> clientUri, RedisURI sampleUri,
       Worker.Plan plan, Duration duration) {
-    return new Setup(scenario, description, clientUri, sampleUri, () -> "redis:" + sampleUri.getPort(), 3, plan,
-        duration, FenceMode.CLOCK_FLOOR, 0, Duration.ofMillis(100), Duration.ofMillis(20));
+    return new Setup(scenario, description, clientUri, () -> sampleUri, () -> "redis:" + sampleUri.getPort(), 3, plan,
+        duration, FenceMode.CLOCK_FLOOR, 0, Duration.ofMillis(100), Duration.ofMillis(20), false);
   }
 
   /** The default plan: 1 s leases, renewed, up to three effects each, 200 operations per worker at most. */
@@ -71,8 +72,17 @@ final class ChaosRun {
   }
 
   static Result run(Setup setup, FaultScript faults) throws Exception {
+    return run(setup, resource(setup.scenario()), faults);
+  }
+
+  /** A fresh resource name for a scenario. */
+  static String resource(String scenario) {
+    return scenario + "-" + System.currentTimeMillis();
+  }
+
+  /** As {@link #run(Setup, FaultScript)}, on a resource chosen before (whose keys decide a cluster node). */
+  static Result run(Setup setup, String resource, FaultScript faults) throws Exception {
     History history = new History();
-    String resource = setup.scenario() + "-" + System.currentTimeMillis();
     String digest = dev.leasehold.lease.ResourceDigests.sha256(resource);
     Postgres pg = Postgres.get();
     List<AutoCloseable> closeables = new ArrayList<>();
@@ -82,7 +92,7 @@ final class ChaosRun {
     try {
       LeaseKeys keys = null;
       for (int i = 1; i <= setup.workers(); i++) {
-        Gateways.Opened gateway = Gateways.connect(setup.clientUri().get(), COMMAND_TIMEOUT);
+        Gateways.Opened gateway = Gateways.connect(setup.clientUri().get(), COMMAND_TIMEOUT, setup.cluster());
         closeables.add(gateway);
         RedisLeaseAdapter adapter = RedisLeaseAdapter.builder(gateway.gateway())
             .namespace("chaos")

@@ -7,7 +7,8 @@ import java.time.Duration;
 
 /**
  * Opens the gateway a worker uses, always through the product path
- * {@link LettuceLeaseGateway#connect}, for standalone and Sentinel URIs alike. (It once rebuilt
+ * {@link LettuceLeaseGateway#connect} for standalone and Sentinel URIs alike, or
+ * {@link LettuceLeaseGateway#connectCluster}. (It once rebuilt
  * the URI with {@code RedisURI.builder(uri)}, which drops a Sentinel URI's sentinels; the
  * Sentinel scenarios are the regression test.)
  */
@@ -23,7 +24,13 @@ final class Gateways {
   private Gateways() {}
 
   static Opened connect(RedisURI uri, Duration commandTimeout) {
-    LettuceLeaseGateway g = LettuceLeaseGateway.connect(uri, commandTimeout);
+    return connect(uri, commandTimeout, false);
+  }
+
+  /** As {@link #connect(RedisURI, Duration)}; a cluster seed through {@link LettuceLeaseGateway#connectCluster}. */
+  static Opened connect(RedisURI uri, Duration commandTimeout, boolean cluster) {
+    LettuceLeaseGateway g = cluster ? LettuceLeaseGateway.connectCluster(uri, commandTimeout)
+        : LettuceLeaseGateway.connect(uri, commandTimeout);
     return new Opened(g, g::close);
   }
 }

@@ -53,11 +53,12 @@ final class LostWriteFailover {
     try (SentinelCluster cluster = SentinelCluster.start(scenario, true)) {
       AtomicInteger primary = new AtomicInteger(cluster.primary.port());
       setup = new ChaosRun.Setup(scenario, "replication cut, A granted on the primary only, kill -9 of the primary,"
-          + " failover, B granted; then A writes again (" + config + ")", cluster::uri, cluster.uri(),
+          + " failover, B granted; then A writes again (" + config + ")", cluster::uri, cluster::uri,
           () -> "redis:" + primary.get(), 2, plan, Duration.ofSeconds(30), mode, acks, Duration.ofMillis(200),
-          Duration.ofMillis(20));
+          Duration.ofMillis(20), false);
       h.note(scenario + ": " + setup.description() + "; effects in " + pg.description());
-      Actor a = actor("A", cluster, setup, pg, resource, digest, h, closeables);
+      Actor a = actor("A", Gateways.connect(cluster.uri(), ChaosRun.COMMAND_TIMEOUT), setup, pg, resource, digest, h,
+          closeables);
       Sampler sampler = new Sampler(cluster.uri(), h, a.keys(), setup.serverLabel(), 10).start().awaitFirst();
       closeables.add(0, sampler);
 
@@ -87,7 +88,8 @@ final class LostWriteFailover {
       cluster.addReplicaOf(cluster.replica.port());
       h.note("a fresh replica of the new primary is in sync (so WAIT can be acknowledged again)");
 
-      Actor actorB = actor("B", cluster, setup, pg, resource, digest, h, closeables);
+      Actor actorB = actor("B", Gateways.connect(cluster.uri(), ChaosRun.COMMAND_TIMEOUT), setup, pg, resource, digest, h,
+          closeables);
       Worker b = actorB.worker();
       h.note("before B: " + Resp.info(cluster.replica.port(), "replication", "slave0")
           + " slave1=" + Resp.info(cluster.replica.port(), "replication", "slave1"));
@@ -109,14 +111,7 @@ final class LostWriteFailover {
       b.release("B.a1", handleB);
       a.worker().release("A.a1", handleA);
 
-      List<History.Effect> late = h.of(History.Effect.class).stream()
-          .filter(e -> e.grant().equals("A.a1")).toList();
-      String fenced = late.stream().filter(e -> e.store().equals("fenced")).skip(1).findFirst()
-          .map(e -> e.accepted() ? "accepted" : "rejected").orElse("not attempted (A not ACTIVE)");
-      String control = late.stream().filter(e -> e.store().equals("control")).skip(1).findFirst()
-          .map(e -> e.accepted() ? "accepted" : "rejected").orElse("not attempted");
-      row = new Row(config, handleA.fencingToken().orElse(0), handleA.guarantee().name(),
-          handleB.fencingToken().orElse(0), handleB.guarantee().name(), fenced, control, null);
+      row = row(config, h, handleA, handleB);
     } finally {
       for (AutoCloseable c : closeables) {
         try {
@@ -126,22 +121,38 @@ final class LostWriteFailover {
         }
       }
     }
-    ChaosRun.Result result = ChaosRun.finish(setup, h, resource);
-    Checker.Counts c = result.counts();
-    row = new Row(row.config(), row.tokenA(), row.guaranteeA(), row.tokenB(), row.guaranteeB(), row.lateWriteFenced(),
-        row.lateWriteControl(), c);
-    synchronized (ROWS) {
-      ROWS.add(row);
-    }
-    return row;
+    return checked(setup, h, resource, row);
   }
 
-  /** One client: its own gateway through Sentinel, adapter and database connection. */
-  private record Actor(Worker worker, RedisLeaseAdapter adapter, dev.leasehold.redis.LeaseKeys keys, String digest) {}
+  /** Checks a scripted run's history, writes its files and summary row, and adds its line to the table. */
+  static Row checked(ChaosRun.Setup setup, History h, String resource, Row row) throws java.sql.SQLException {
+    ChaosRun.Result result = ChaosRun.finish(setup, h, resource);
+    Checker.Counts c = result.counts();
+    Row checked = new Row(row.config(), row.tokenA(), row.guaranteeA(), row.tokenB(), row.guaranteeB(),
+        row.lateWriteFenced(), row.lateWriteControl(), c);
+    synchronized (ROWS) {
+      ROWS.add(checked);
+    }
+    return checked;
+  }
 
-  private static Actor actor(String name, SentinelCluster cluster, ChaosRun.Setup setup, Postgres pg, String resource,
+  /** A's late writes (the second of each store), as the table shows them. */
+  static Row row(String config, History h, LeaseHandle handleA, LeaseHandle handleB) {
+    List<History.Effect> late = h.of(History.Effect.class).stream()
+        .filter(e -> e.grant().equals("A.a1")).toList();
+    String fenced = late.stream().filter(e -> e.store().equals("fenced")).skip(1).findFirst()
+        .map(e -> e.accepted() ? "accepted" : "rejected").orElse("not attempted (A not ACTIVE)");
+    String control = late.stream().filter(e -> e.store().equals("control")).skip(1).findFirst()
+        .map(e -> e.accepted() ? "accepted" : "rejected").orElse("not attempted");
+    return new Row(config, handleA.fencingToken().orElse(0), handleA.guarantee().name(),
+        handleB.fencingToken().orElse(0), handleB.guarantee().name(), fenced, control, null);
+  }
+
+  /** One client: its own gateway (through Sentinel, or a cluster client), adapter and database connection. */
+  record Actor(Worker worker, RedisLeaseAdapter adapter, dev.leasehold.redis.LeaseKeys keys, String digest) {}
+
+  static Actor actor(String name, Gateways.Opened gateway, ChaosRun.Setup setup, Postgres pg, String resource,
       String digest, History h, List<AutoCloseable> closeables) throws Exception {
-    Gateways.Opened gateway = Gateways.connect(cluster.uri(), ChaosRun.COMMAND_TIMEOUT);
     closeables.add(gateway);
     RedisLeaseAdapter adapter = RedisLeaseAdapter.builder(gateway.gateway()).namespace("chaos").driftBudget(setup.driftBudget())
         .fenceMode(setup.fenceMode()).replicaAck(setup.replicaAcks(), setup.replicaAckTimeout()).build();
@@ -155,7 +166,7 @@ final class LostWriteFailover {
     return new Actor(worker, adapter, adapter.keys(Worker.PURPOSE, digest), digest);
   }
 
-  private static LeaseRequest request(Actor actor, String grant, Worker.Plan plan) {
+  static LeaseRequest request(Actor actor, String grant, Worker.Plan plan) {
     return new LeaseRequest(Worker.PURPOSE, actor.digest(), plan.waitTimeout(), plan.ttl(), actor.adapter().newAttempt(grant));
   }
 

@@ -25,6 +25,8 @@ final class Sampler implements AutoCloseable {
       + "return {v or '', p, f or '0'}";
 
   private final RedisClient client;
+  /** The server to sample; asked again on every reconnect, so a run can follow a failover. */
+  private final Supplier<RedisURI> target;
   private final History history;
   private final LeaseKeys keys;
   private final Supplier<String> serverLabel;
@@ -34,9 +36,13 @@ final class Sampler implements AutoCloseable {
   private volatile StatefulRedisConnection<String, String> connection;
 
   Sampler(RedisURI uri, History history, LeaseKeys keys, Supplier<String> serverLabel, long periodMs) {
-    // Not RedisURI.builder(uri): it drops a Sentinel URI's sentinels (see Gateways).
-    uri.setTimeout(Duration.ofMillis(200));
-    this.client = RedisClient.create(uri);
+    this(() -> uri, history, keys, serverLabel, periodMs);
+  }
+
+  /** Samples the server {@code target} names at each (re)connect: a cluster node that may change. */
+  Sampler(Supplier<RedisURI> target, History history, LeaseKeys keys, Supplier<String> serverLabel, long periodMs) {
+    this.target = target;
+    this.client = RedisClient.create();
     client.setOptions(ClientOptions.builder().autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .timeoutOptions(TimeoutOptions.enabled(Duration.ofMillis(200))).build());
@@ -75,7 +81,10 @@ final class Sampler implements AutoCloseable {
           if (old != null) {
             old.closeAsync();
           }
-          connection = client.connect();
+          RedisURI uri = target.get();
+          // Not RedisURI.builder(uri): it drops a Sentinel URI's sentinels (see Gateways).
+          uri.setTimeout(Duration.ofMillis(200));
+          connection = client.connect(uri);
           connection.setTimeout(Duration.ofMillis(200));
         }
         long sent = history.now();

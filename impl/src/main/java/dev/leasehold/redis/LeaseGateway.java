@@ -22,8 +22,12 @@ public interface LeaseGateway extends AutoCloseable {
   /** INSPECT: read-only. */
   GatewayReply.Inspect inspect(LeaseKeys keys, String ownership);
 
-  /** {@code WAIT replicas timeout} on the connection that ran the last write: replicas that acknowledged. */
-  long waitForReplicas(int replicas, Duration timeout);
+  /**
+   * {@code WAIT replicas timeout} on the connection that ran the last write on {@code keys}: replicas
+   * that acknowledged. WAIT has no key, so in a cluster it must be sent to the primary that owns
+   * the keys' slot, on the connection the script went through (WAIT counts that client's writes).
+   */
+  long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout);
 
   /** Closes what this gateway opened; idempotent. */
   @Override

@@ -44,7 +44,7 @@ final class LettuceFailures {
       return new GatewayException(Failure.AMBIGUOUS, "no reply in time: " + message, e);
     }
     if (e instanceof RedisConnectionException) {
-      return new GatewayException(Failure.NOT_SENT, "could not connect: " + message, e);
+      return new GatewayException(Failure.NOT_SENT, "could not connect: " + message + why(e), e);
     }
     if (e instanceof RedisCommandExecutionException) {
       if (startsWithAny(message, OVERLOADED_PREFIXES)) {
@@ -64,6 +64,19 @@ final class LettuceFailures {
       }
     }
     return new GatewayException(Failure.AMBIGUOUS, message, e);
+  }
+
+  /**
+   * The deepest cause's message, when it says more: lettuce's own is only "Unable to connect to
+   * host:port", while the reason (a refused connection, an untrusted server certificate) is at the
+   * bottom of the chain. Never a password: lettuce's and the JDK's connect errors carry none.
+   */
+  private static String why(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == e || root.getMessage() == null ? "" : " (" + root.getMessage() + ")";
   }
 
   private static boolean startsWithAny(String message, List<String> prefixes) {

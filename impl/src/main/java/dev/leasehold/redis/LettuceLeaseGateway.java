@@ -2,20 +2,22 @@ package dev.leasehold.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.MaintNotificationsConfig;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * Runs the four scripts on lettuce with {@code EVALSHA}; on {@code NOSCRIPT} only, it loads the
@@ -28,15 +30,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class LettuceLeaseGateway implements LeaseGateway {
   /** Commands the client may queue before it refuses more (refused ones were never sent). */
   public static final int DEFAULT_REQUEST_QUEUE_SIZE = 10_000;
+  /**
+   * 1 s: how often a cluster client re-reads the cluster's topology, so that it finds a promoted
+   * replica within about a second of the promotion (see {@link #clusterClientOptions}).
+   */
+  public static final Duration DEFAULT_CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(1);
 
   private final RedisClusterCommands<String, String> commands;
+  /** Where WAIT goes for a lease's keys: the connection its script went through (see {@link #waitForReplicas}). */
+  private final Function<LeaseKeys, RedisClusterCommands<String, String>> waitOn;
   private final AutoCloseable owned;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Redis 7+ runs shebang scripts, which are refused before running on READONLY, OOM and the like. */
   private final boolean shebang;
 
-  private LettuceLeaseGateway(RedisClusterCommands<String, String> commands, AutoCloseable owned) {
+  private LettuceLeaseGateway(RedisClusterCommands<String, String> commands,
+      Function<LeaseKeys, RedisClusterCommands<String, String>> waitOn, AutoCloseable owned) {
     this.commands = commands;
+    this.waitOn = waitOn;
     this.owned = owned;
     this.shebang = majorVersion(commands) >= 7;
   }
@@ -71,55 +82,77 @@ public final class LettuceLeaseGateway implements LeaseGateway {
         .build();
   }
 
+  /**
+   * {@link #clientOptions(Duration)} for a cluster client, which also refreshes its view of the
+   * cluster every {@link #DEFAULT_CLUSTER_TOPOLOGY_REFRESH} and on every adaptive trigger (MOVED,
+   * ASK, reconnects, an uncovered slot) at most that often. Without a periodic refresh a client
+   * kept sending to a killed primary (rejected: not connected) after the cluster had promoted its
+   * replica: lettuce's one adaptive refresh came from the reconnect attempts, before the promotion,
+   * and the next was not allowed for 30 s.
+   */
+  public static ClusterClientOptions clusterClientOptions(Duration commandTimeout) {
+    return ClusterClientOptions.builder(clientOptions(commandTimeout))
+        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+            .enablePeriodicRefresh(DEFAULT_CLUSTER_TOPOLOGY_REFRESH)
+            .enableAllAdaptiveRefreshTriggers()
+            .adaptiveRefreshTriggersTimeout(DEFAULT_CLUSTER_TOPOLOGY_REFRESH)
+            .build())
+        .build();
+  }
+
   /** A gateway over a connection the caller opened and will close. */
   public static LettuceLeaseGateway over(StatefulRedisConnection<String, String> connection) {
-    return new LettuceLeaseGateway(connection.sync(), null);
+    return owning(connection, null);
   }
 
   /** A gateway over a cluster connection the caller opened and will close. */
   public static LettuceLeaseGateway over(StatefulRedisClusterConnection<String, String> connection) {
-    return new LettuceLeaseGateway(connection.sync(), null);
+    return owning(connection, null);
+  }
+
+  /** A gateway over {@code connection} whose close also closes {@code owned} (null: nothing). */
+  static LettuceLeaseGateway owning(StatefulRedisConnection<String, String> connection, AutoCloseable owned) {
+    RedisClusterCommands<String, String> commands = connection.sync();
+    return new LettuceLeaseGateway(commands, keys -> commands, owned);
+  }
+
+  /** As {@link #owning(StatefulRedisConnection, AutoCloseable)}, for a cluster connection. */
+  static LettuceLeaseGateway owning(StatefulRedisClusterConnection<String, String> connection, AutoCloseable owned) {
+    return new LettuceLeaseGateway(connection.sync(), keys -> slotPrimary(connection, keys), owned);
+  }
+
+  /**
+   * The connection to the primary that owns the keys' slot, as lettuce's routing knows it: the
+   * same pooled connection (write intent, host and port) that lettuce sent the script on, so that
+   * WAIT counts the replicas that acknowledged that script's writes. The cluster connection itself
+   * would send the keyless WAIT to its default node, whose answer says nothing about this slot.
+   */
+  private static RedisClusterCommands<String, String> slotPrimary(StatefulRedisClusterConnection<String, String> connection,
+      LeaseKeys keys) {
+    RedisClusterNode primary = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(keys.lease()));
+    if (primary == null) {
+      throw new GatewayException(GatewayException.Failure.NOT_SENT, "no known primary for the lease's slot");
+    }
+    return connection.getConnection(primary.getUri().getHost(), primary.getUri().getPort()).sync();
   }
 
   /**
    * Opens its own client and connection to {@code uri} (standalone or Sentinel) with
-   * {@link #clientOptions(Duration)}; {@link #close()} shuts both down.
+   * {@link #clientOptions(Duration)}; {@link #close()} shuts both down. The same client set-up as
+   * {@code RedisLeases.builder(uri)} ({@link LettuceTopology}).
    */
   public static LettuceLeaseGateway connect(RedisURI uri, Duration commandTimeout) {
-    // The URI is used as given (RedisURI.builder(uri) would drop a Sentinel URI's sentinels);
-    // the command timeout comes from the client options and the connection.
-    RedisClient client = RedisClient.create(uri);
-    try {
-      client.setOptions(clientOptions(commandTimeout));
-      StatefulRedisConnection<String, String> connection = client.connect();
-      connection.setTimeout(commandTimeout);
-      return new LettuceLeaseGateway(connection.sync(), () -> closeAll(connection, client::shutdown));
-    } catch (RuntimeException e) {
-      client.shutdown();
-      throw LettuceFailures.classify(e);
-    }
+    return LettuceTopology.of(Objects.requireNonNull(uri, "uri"), false, null, null, commandTimeout, null)
+        .openGateway(commandTimeout);
   }
 
-  /** Opens its own cluster client and connection; {@link #close()} shuts both down. */
+  /**
+   * Opens its own cluster client and connection from a seed node; {@link #close()} shuts both down.
+   * The same client set-up as {@code RedisLeases.builder(uri).cluster()} ({@link LettuceTopology}).
+   */
   public static LettuceLeaseGateway connectCluster(RedisURI seed, Duration commandTimeout) {
-    RedisClusterClient client = RedisClusterClient.create(seed);
-    try {
-      client.setOptions(io.lettuce.core.cluster.ClusterClientOptions.builder(clientOptions(commandTimeout)).build());
-      StatefulRedisClusterConnection<String, String> connection = client.connect();
-      connection.setTimeout(commandTimeout);
-      return new LettuceLeaseGateway(connection.sync(), () -> closeAll(connection, client::shutdown));
-    } catch (RuntimeException e) {
-      client.shutdown();
-      throw LettuceFailures.classify(e);
-    }
-  }
-
-  private static void closeAll(StatefulConnection<?, ?> connection, Runnable shutdown) {
-    try {
-      connection.close();
-    } finally {
-      shutdown.run();
-    }
+    return LettuceTopology.of(Objects.requireNonNull(seed, "seed"), true, null, null, commandTimeout, null)
+        .openGateway(commandTimeout);
   }
 
   @Override
@@ -143,9 +176,9 @@ public final class LettuceLeaseGateway implements LeaseGateway {
   }
 
   @Override
-  public long waitForReplicas(int replicas, Duration timeout) {
+  public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
     try {
-      return commands.waitForReplication(replicas, timeout.toMillis());
+      return waitOn.apply(keys).waitForReplication(replicas, timeout.toMillis());
     } catch (RuntimeException e) {
       throw LettuceFailures.classify(e);
     }

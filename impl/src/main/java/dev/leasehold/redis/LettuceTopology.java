@@ -4,22 +4,25 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The lettuce client of one deployment, cluster or standalone (Sentinel included), and what the
- * two differ in; lettuce gives them no common type for connecting, so {@link #open} is the one
- * path for both, parameterised by these differences.
+ * two differ in; lettuce gives them no common type for connecting, so {@link #of} and {@link #open}
+ * / {@link #openGateway} are the one path for both, parameterised by these differences, shared by
+ * {@link RedisLeases.Builder} and {@link LettuceLeaseGateway#connect}.
  *
  * <p>This class is threadsafe: its fields are final and lettuce clients are threadsafe.
  *
@@ -36,11 +39,11 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
   private final AbstractRedisClient client;
   private final boolean owned;
   private final Supplier<C> connect;
-  private final Function<C, LettuceLeaseGateway> gateway;
+  private final BiFunction<C, AutoCloseable, LettuceLeaseGateway> gateway;
   private final Supplier<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub;
 
   private LettuceTopology(String name, AbstractRedisClient client, boolean owned, Supplier<C> connect,
-      Function<C, LettuceLeaseGateway> gateway, Supplier<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub) {
+      BiFunction<C, AutoCloseable, LettuceLeaseGateway> gateway, Supplier<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub) {
     this.name = name;
     this.client = client;
     this.owned = owned;
@@ -50,13 +53,16 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
   }
 
   /**
-   * The deployment of a {@link RedisLeases.Builder}, which sets exactly one of {@code uri},
-   * {@code client} and {@code clusterClient} ({@code cluster} only with {@code uri}). A client
-   * created here gets {@link LettuceLeaseGateway#clientOptions} and is owned: {@link #open} hands
-   * its shutdown to the caller.
+   * The one place a lettuce client is set up, for {@link RedisLeases.Builder} and
+   * {@link LettuceLeaseGateway#connect}/{@link LettuceLeaseGateway#connectCluster} alike. Exactly one
+   * of {@code uri}, {@code client} and {@code clusterClient} is set ({@code cluster} only with
+   * {@code uri}). A client created here gets {@link LettuceLeaseGateway#clientOptions}, plus
+   * {@code ssl} when not null (a trust store for a {@code rediss://} URI); a cluster client gets
+   * {@link LettuceLeaseGateway#clusterClientOptions} instead. A client created here is owned: opening
+   * hands its shutdown to the caller.
    */
   static LettuceTopology<?> of(RedisURI uri, boolean cluster, RedisClient client, RedisClusterClient clusterClient,
-      Duration commandTimeout) {
+      Duration commandTimeout, SslOptions ssl) {
     if (clusterClient != null) {
       return cluster(clusterClient, false);
     }
@@ -66,23 +72,49 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
     }
     if (cluster) {
       RedisClusterClient created = RedisClusterClient.create(uri);
-      created.setOptions(ClusterClientOptions.builder(LettuceLeaseGateway.clientOptions(commandTimeout)).build());
+      ClusterClientOptions options = LettuceLeaseGateway.clusterClientOptions(commandTimeout);
+      created.setOptions(ssl == null ? options : options.mutate().sslOptions(ssl).build());
       return cluster(created, true);
     }
+    // The URI is used as given: RedisURI.builder(uri) would drop a Sentinel URI's sentinels.
     RedisClient created = RedisClient.create(uri);
-    created.setOptions(LettuceLeaseGateway.clientOptions(commandTimeout));
+    ClientOptions options = LettuceLeaseGateway.clientOptions(commandTimeout);
+    created.setOptions(ssl == null ? options : options.mutate().sslOptions(ssl).build());
     boolean sentinel = uri.getSentinels() != null && !uri.getSentinels().isEmpty();
     return standalone(created, true, sentinel ? "sentinel" : "standalone");
   }
 
   private static LettuceTopology<StatefulRedisClusterConnection<String, String>> cluster(RedisClusterClient client,
       boolean owned) {
-    return new LettuceTopology<>("cluster", client, owned, client::connect, LettuceLeaseGateway::over, client::connectPubSub);
+    return new LettuceTopology<>("cluster", client, owned, () -> connectedToEveryPrimary(client.connect()),
+        LettuceLeaseGateway::owning, client::connectPubSub);
+  }
+
+  /**
+   * Opens the connection to every primary that serves slots now. lettuce opens node connections
+   * lazily, and with {@code REJECT_COMMANDS} it rejects a command that would wait for one: without
+   * this, the first command to each primary came back {@code Unavailable}. A primary that cannot
+   * be reached now, or that appears later (a failover), still costs its first command that way:
+   * definitely not applied, and tried again.
+   */
+  private static StatefulRedisClusterConnection<String, String> connectedToEveryPrimary(
+      StatefulRedisClusterConnection<String, String> connection) {
+    for (RedisClusterNode node : connection.getPartitions()) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+        try {
+          connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+        } catch (RuntimeException e) {
+          log.debug("no connection to cluster node {}:{} yet: {}", node.getUri().getHost(), node.getUri().getPort(),
+              e.toString());
+        }
+      }
+    }
+    return connection;
   }
 
   private static LettuceTopology<StatefulRedisConnection<String, String>> standalone(RedisClient client, boolean owned,
       String name) {
-    return new LettuceTopology<>(name, client, owned, client::connect, LettuceLeaseGateway::over, client::connectPubSub);
+    return new LettuceTopology<>(name, client, owned, client::connect, LettuceLeaseGateway::owning, client::connectPubSub);
   }
 
   /** {@code cluster}, {@code sentinel} or {@code standalone}, for the log. */
@@ -96,16 +128,7 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
    * leaves nothing open once the caller closes {@code opened}.
    */
   Connections open(Duration commandTimeout, boolean releaseSignals, OpenedResources opened) {
-    if (owned) {
-      opened.push(client::shutdown);
-    } else {
-      warnIfReplaying(client.getOptions());
-    }
-    C connection = connect.get();
-    opened.push(connection::close);
-    // Set here, not on the URI: RedisURI.builder(uri) would drop a Sentinel URI's sentinels.
-    connection.setTimeout(commandTimeout);
-    LettuceLeaseGateway lettuceGateway = gateway.apply(connection);
+    LettuceLeaseGateway lettuceGateway = gateway.apply(connect(commandTimeout, opened), null);
     ReleaseSignals signals = null;
     if (releaseSignals) {
       StatefulRedisPubSubConnection<String, String> pubSub = connectPubSub.get();
@@ -115,6 +138,34 @@ final class LettuceTopology<C extends StatefulConnection<String, String>> {
     }
     opened.push(lettuceGateway);
     return new Connections(lettuceGateway, signals);
+  }
+
+  /**
+   * A gateway alone that owns its connection and an owned client: its close closes them.
+   *
+   * @throws GatewayException if connecting fails (what was opened is closed again)
+   */
+  LettuceLeaseGateway openGateway(Duration commandTimeout) {
+    OpenedResources opened = new OpenedResources();
+    try {
+      return gateway.apply(connect(commandTimeout, opened), opened::closeAll);
+    } catch (RuntimeException e) {
+      opened.closeAfter(e);
+      throw e instanceof GatewayException g ? g : LettuceFailures.classify(e);
+    }
+  }
+
+  private C connect(Duration commandTimeout, OpenedResources opened) {
+    if (owned) {
+      opened.push(client::shutdown);
+    } else {
+      warnIfReplaying(client.getOptions());
+    }
+    C connection = connect.get();
+    opened.push(connection::close);
+    // Set here, not on the URI: RedisURI.builder(uri) would drop a Sentinel URI's sentinels.
+    connection.setTimeout(commandTimeout);
+    return connection;
   }
 
   private static void warnIfReplaying(ClientOptions options) {

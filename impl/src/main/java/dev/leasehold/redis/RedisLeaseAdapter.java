@@ -172,7 +172,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     }
     Opening opening = new Opening(attempt, ledger, keys, flight, start, wallStart);
     if (reply instanceof GatewayReply.Granted g) {
-      LeaseGuarantee guarantee = durable() ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
+      LeaseGuarantee guarantee = durable(keys) ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
       return new AcquireOutcome.Acquired(open(opening, g.fencingToken(), guarantee, Math.min(ttlMs, g.pttl()), null));
     }
     if (reply instanceof GatewayReply.Replayed r) {
@@ -231,13 +231,13 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     return config.replicaAcks() == 0 ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
   }
 
-  /** Whether the grant just made reached the replicas the configuration asks for. */
-  private boolean durable() {
+  /** Whether the grant just made on {@code keys} reached the replicas the configuration asks for. */
+  private boolean durable(LeaseKeys keys) {
     if (config.replicaAcks() == 0) {
       return true;
     }
     try {
-      return config.gateway().waitForReplicas(config.replicaAcks(), config.replicaAckTimeout()) >= config.replicaAcks();
+      return config.gateway().waitForReplicas(keys, config.replicaAcks(), config.replicaAckTimeout()) >= config.replicaAcks();
     } catch (GatewayException e) {
       return false;
     }

@@ -11,6 +11,7 @@ import dev.leasehold.lease.LeaseWork;
 import dev.leasehold.lease.MeteredLeasePort;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -164,6 +165,7 @@ public final class RedisLeases implements AutoCloseable {
     final RedisClient client;
     final RedisClusterClient clusterClient;
     boolean cluster;
+    SslOptions sslOptions;
     String namespace = RedisLeaseConfig.DEFAULT_NAMESPACE;
     int keyVersion = RedisLeaseConfig.DEFAULT_KEY_VERSION;
     Duration driftBudget = RedisLeaseConfig.DEFAULT_DRIFT_BUDGET;
@@ -190,6 +192,19 @@ public final class RedisLeases implements AutoCloseable {
         throw new IllegalStateException("cluster() only applies to a URI; pass a RedisClusterClient instead");
       }
       this.cluster = true;
+      return this;
+    }
+
+    /**
+     * TLS settings (a trust store, a client certificate) for the client this instance creates from
+     * a {@code rediss://} URI. Only with {@link #builder(RedisURI)}: an injected client brings its
+     * own. None by default (the JDK's default trust store). @return {@code this}
+     */
+    public Builder sslOptions(SslOptions sslOptions) {
+      if (uri == null) {
+        throw new IllegalStateException("sslOptions() only applies to a URI; set them on the injected client instead");
+      }
+      this.sslOptions = Objects.requireNonNull(sslOptions, "sslOptions");
       return this;
     }
 

@@ -39,7 +39,7 @@ final class RedisLeasesAssembly {
     OpenedResources opened = new OpenedResources();
     try {
       LettuceTopology<?> topology = LettuceTopology.of(settings.uri, settings.cluster, settings.client,
-          settings.clusterClient, commandTimeout);
+          settings.clusterClient, commandTimeout, settings.sslOptions);
       LettuceTopology.Connections connections = topology.open(commandTimeout, settings.releaseSignals, opened);
       ReleaseSignals signals = connections.signals();
       RedisLeaseConfig.Builder config = configure(RedisLeaseAdapter.builder(connections.gateway()), settings);

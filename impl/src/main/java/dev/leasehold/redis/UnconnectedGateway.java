@@ -32,7 +32,7 @@ enum UnconnectedGateway implements LeaseGateway {
   }
 
   @Override
-  public long waitForReplicas(int replicas, Duration timeout) {
+  public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
     throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
   }
 

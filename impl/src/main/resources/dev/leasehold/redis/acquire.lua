@@ -6,6 +6,17 @@
 -- Replies: {1, token, pttl} granted; {2, token, pttl} replay, nothing changed;
 -- {0, 0, pttl, sameOwner} held by another value. Safe to replay: a second run of a granted
 -- request finds its own value and changes nothing.
+-- Every command this script may run, checked before anything is written: a user that the ACL
+-- rule (README, "ACL") does not fully cover is refused with nothing changed (NOPERM: not
+-- applied), never half-way. Redis 6.2 has no acl_check_cmd: there the rule must be complete.
+if redis.acl_check_cmd then
+  for _, c in ipairs({{'type', KEYS[1]}, {'get', KEYS[1]}, {'pttl', KEYS[1]}, {'set', KEYS[1], '0'}, {'incr', KEYS[2]}, {'get', KEYS[2]}, {'set', KEYS[2], '0'}, {'time'}}) do
+    if not redis.acl_check_cmd(unpack(c)) then
+      return redis.error_reply('NOPERM this user has no permission to run ' .. c[1]
+        .. ' on the lease keys or the server clock; nothing was changed')
+    end
+  end
+end
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'none' then
   local token = redis.call('INCR', KEYS[2])

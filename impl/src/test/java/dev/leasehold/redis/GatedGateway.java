@@ -105,8 +105,8 @@ final class GatedGateway implements LeaseGateway {
   }
 
   @Override
-  public long waitForReplicas(int replicas, Duration timeout) {
-    return delegate.waitForReplicas(replicas, timeout);
+  public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
+    return delegate.waitForReplicas(keys, replicas, timeout);
   }
 
   @Override

@@ -41,6 +41,12 @@ class LettuceFailuresUnitTests {
         Arguments.of(new RedisCommandExecutionException("MASTERDOWN Link with MASTER is down"), Failure.OVERLOADED),
         Arguments.of(new RedisReadOnlyException("READONLY You can't write against a read only replica."), Failure.REFUSED),
         Arguments.of(new RedisCommandExecutionException("CLUSTERDOWN The cluster is down"), Failure.REFUSED),
+        Arguments.of(new RedisCommandExecutionException("NOPERM this user has no permission to run set on the lease keys"),
+            Failure.REFUSED),
+        // What Redis 7 says for a script's inner command the ACL refuses: it may follow a write.
+        Arguments.of(new RedisCommandExecutionException(
+            "ERR The user executing the script can't run this command or subcommand script: f, on @user_script:14."),
+            Failure.AMBIGUOUS),
         Arguments.of(new RedisCommandExecutionException("BUSYKEY Target key name already exists."), Failure.AMBIGUOUS),
         Arguments.of(new RedisCommandTimeoutException("Command timed out after 200 ms"), Failure.AMBIGUOUS),
         Arguments.of(new RedisException("Connection disconnected"), Failure.AMBIGUOUS),
@@ -48,6 +54,19 @@ class LettuceFailuresUnitTests {
         Arguments.of(new RedisCommandExecutionException("ERR Error running script (call to f_...): user_script:1: attempt to compare"), Failure.AMBIGUOUS),
         Arguments.of(new ExecutionException(new RedisBusyException("BUSY x")), Failure.OVERLOADED),
         Arguments.of(new IllegalStateException("decode"), Failure.AMBIGUOUS));
+  }
+
+  @Test
+  void aConnectionFailure_namesItsDeepestCause() {
+    // lettuce's own message says only where; the reason (here an untrusted certificate) is at the bottom.
+    GatewayException e = LettuceFailures.classify(new RedisConnectionException("Unable to connect to 127.0.0.1:6380",
+        new RuntimeException("handshake", new java.security.cert.CertificateException(
+            "unable to find valid certification path to requested target"))));
+    assertEquals(Failure.NOT_SENT, e.failure());
+    assertEquals("could not connect: Unable to connect to 127.0.0.1:6380 (unable to find valid certification path to"
+        + " requested target)", e.getMessage());
+    assertEquals("could not connect: Unable to connect", LettuceFailures.classify(
+        new RedisConnectionException("Unable to connect")).getMessage(), "nothing added without a cause");
   }
 
   @ParameterizedTest(name = "{0} -> {1}")

@@ -317,7 +317,7 @@ class RedisLeaseAdapterUnitTests {
   void replicaAck_waitFailure_isEfficiencyOnly() {
     StubGateway g = new StubGateway(redis) {
       @Override
-      public long waitForReplicas(int replicas, Duration timeout) {
+      public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
         throw new GatewayException(Failure.AMBIGUOUS, "timeout");
       }
     };

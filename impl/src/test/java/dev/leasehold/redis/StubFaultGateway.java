@@ -71,8 +71,8 @@ final class StubFaultGateway implements LeaseGateway {
   }
 
   @Override
-  public long waitForReplicas(int replicas, Duration timeout) {
-    return call(() -> delegate.waitForReplicas(replicas, timeout));
+  public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
+    return call(() -> delegate.waitForReplicas(keys, replicas, timeout));
   }
 
   @Override

@@ -33,7 +33,7 @@ class StubGateway implements LeaseGateway {
   }
 
   @Override
-  public long waitForReplicas(int replicas, Duration timeout) {
+  public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
     waits++;
     return replicasAcked;
   }

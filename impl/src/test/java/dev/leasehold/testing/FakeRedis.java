@@ -237,7 +237,7 @@ public final class FakeRedis implements LeaseGateway {
   }
 
   @Override
-  public long waitForReplicas(int replicas, Duration timeout) {
+  public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
     return 0;
   }
 

@@ -71,7 +71,7 @@ public final class SimulatedGateway implements LeaseGateway {
   }
 
   @Override
-  public long waitForReplicas(int replicas, Duration timeout) {
+  public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
     return 0;
   }
 
