@@ -51,6 +51,8 @@ public final class LeaseConformance {
   private Long seed;
   private FenceMode fenceMode = FenceMode.CLOCK_FLOOR;
   private boolean waitLoop = true;
+  private boolean concurrentSteps = true;
+  private boolean externalWrites;
   private Path reportDir = Path.of("target", "leasehold-conformance");
 
   private LeaseConformance(PortFactory ports) {
@@ -129,6 +131,26 @@ public final class LeaseConformance {
     return this;
   }
 
+  /**
+   * Whether chains run the concurrent steps (a replay of an attempt on a second thread beside a
+   * renew or release of its handle, interleaved at the gateway by a seeded schedule). On by default
+   * on the simulated server; never on a real one, whose replies cannot be held at a point.
+   */
+  public LeaseConformance concurrentSteps(boolean on) {
+    this.concurrentSteps = on;
+    return this;
+  }
+
+  /**
+   * Whether chains include someone else's DEL, SET, PERSIST or HSET of the lease key. Off by
+   * default: the spec assumes only the scripts touch the key, so these chains waive ActiveHoldsKey,
+   * ValidityWithinServerLease and MutualExclusion and check everything else.
+   */
+  public LeaseConformance externalWrites(boolean on) {
+    this.externalWrites = on;
+    return this;
+  }
+
   /** Where statistics and failing chains are written. */
   public LeaseConformance reportDir(Path dir) {
     this.reportDir = Objects.requireNonNull(dir, "dir");
@@ -178,7 +200,9 @@ public final class LeaseConformance {
   private WorldConfig config(RealBackend real) {
     WorldConfig c = WorldConfig.simulated(ports).withDrift(drift).withFenceMode(fenceMode);
     c = waitLoop ? c : c.withoutWaitLoop();
+    c = externalWrites ? c.withExternalWrites() : c;
     if (real == null) {
+      c = concurrentSteps ? c.withConcurrentSteps() : c;
       long[] ttl = ttlMs != null ? ttlMs : new long[] {20, 300};
       return c.withTimes(1, 150, ttl[0], ttl[1]);
     }
