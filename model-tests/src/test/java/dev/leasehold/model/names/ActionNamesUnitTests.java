@@ -122,7 +122,7 @@ class ActionNamesUnitTests {
   void modelActionsAndTheTableNameTheSameActions() {
     Set<String> machine = new TreeSet<>();
     for (WorldConfig c : List.of(WorldConfig.simulated(PortFactory.FIXED).withConcurrentSteps(),
-        WorldConfig.simulated(PortFactory.FIXED).withRestarts())) {
+        WorldConfig.simulated(PortFactory.FIXED).withRestarts(), WorldConfig.simulated(PortFactory.FIXED).withExternalWrites())) {
       new LeaseMachine(c).actions().stream().map(ActionKind::name).forEach(machine::add);
     }
     Set<String> listed = new TreeSet<>();

@@ -44,9 +44,8 @@ class SimulatedLeasePropertiesUnitTests {
   }
 
   /**
-   * With the wait loop. Fails on impl at the time of writing: a call whose first try was
-   * ambiguous (maybe applied) and whose last try was refused returns Unavailable/Overloaded,
-   * breaking CertaintyIsHonest. See target/model-failures/sim-wait-loop.chain.
+   * With the wait loop: its honest rule (a call whose earlier try was ambiguous never ends in
+   * Unavailable or Overloaded) is checked by CertaintyIsHonest.
    */
   @Test
   void everyInvariantHoldsWithTheWaitLoop() {
@@ -61,11 +60,26 @@ class SimulatedLeasePropertiesUnitTests {
     assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
   }
 
+  /**
+   * Someone else's DEL, SET, PERSIST or HSET on the lease key: the adapter must keep agreeing with
+   * the twin and never claim what it does not know (the invariants an outside write breaks by
+   * definition are waived, see WorldConfig.withExternalWrites).
+   */
+  @Test
+  void everyInvariantHoldsWithOutsideWrites() {
+    PropertyRunner.Report report = run("sim-external-writes", BASE.withExternalWrites(), ModelSettings.seed() + 4,
+        ModelSettings.chains(1000));
+    assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
+  }
+
   /** The spec's counterexample: with a plain counter a restart re-issues a token a stale holder still has. */
   @Test
   void counterFencingLosesFencedEffectsAcrossARestart() {
+    // The spec's actions only: the library's own callers and slow replies make the chain that
+    // finds it rarer (with them, a random seed missed it within 2,000 chains).
     PropertyRunner.Report report = run("sim-restart-counter", BASE.withoutWaitLoop().withRestarts()
-        .withFenceMode(FenceMode.COUNTER), ModelSettings.seed() + 2, 2_000);
+        .withFenceMode(FenceMode.COUNTER).excluding(LeaseMachine.LATER_ACTIONS.toArray(String[]::new)),
+        ModelSettings.seed() + 2, 2_000);
     PropertyRunner.Failure f = report.failure().orElseThrow(() -> new AssertionError("no counterexample found"));
     assertEquals("FencedEffects", f.violation().property(), f.rendered());
     assertTrue(f.shrunk().stream().anyMatch(s -> s.action().equals("restart")), f.rendered());
@@ -81,12 +95,13 @@ class SimulatedLeasePropertiesUnitTests {
     assertTrue(f.shrunk().size() <= 4, f.rendered());
   }
 
-  /** Every action and outcome variant is reached (restarts are needed for renew:Lost and release:NotOwner; the concurrent steps run in a third run of their own, so the first two keep their chains). */
+  /** Every action and outcome variant is reached (restarts are needed for renew:Lost and release:NotOwner; the concurrent steps and the outside writes run in runs of their own, so the first two keep their chains). */
   @Test
   void everyActionAndOutcomeVariantIsExercised() throws IOException {
     List<WorldConfig> configs = List.of(BASE.withoutWaitLoop(), BASE.withoutWaitLoop().withRestarts(),
-        BASE.withoutWaitLoop().withConcurrentSteps());
-    List<String> labels = List.of("without restarts", "with restarts", "with concurrent steps (two threads)");
+        BASE.withoutWaitLoop().withConcurrentSteps(), BASE.withoutWaitLoop().withExternalWrites());
+    List<String> labels = List.of("without restarts", "with restarts", "with concurrent steps (two threads)",
+        "with outside writes");
     Stats all = new Stats();
     Set<String> expected = new LinkedHashSet<>();
     StringBuilder md = new StringBuilder("# Model-test statistics (simulated gateway, fixed adapter)\n\n");

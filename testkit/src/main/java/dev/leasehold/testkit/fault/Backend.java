@@ -22,6 +22,9 @@ public interface Backend extends AutoCloseable {
   /** Loses every key and counter (a restart without persistence) and the script cache. */
   void restart();
 
+  /** {@code write} on the lease key, from outside the library; {@code ttlMs} for an overwrite or a retype. */
+  void external(External write, LeaseKeys keys, long ttlMs);
+
   /** SCRIPT FLUSH: the next EVALSHA answers NOSCRIPT and the gateway loads the script again. */
   void flushScripts();
 

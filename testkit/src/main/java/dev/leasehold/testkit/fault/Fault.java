@@ -15,9 +15,17 @@ public enum Fault {
   /** Spec Timeout of a request not yet applied: AMBIGUOUS now, applied later (spec ApplyLate). */
   TIMEOUT,
   /** Spec Refuse: the server refuses it before running (BUSY, OOM, LOADING): OVERLOADED, nothing delegated. */
-  REFUSE;
+  REFUSE,
+  /**
+   * A slow call: the server applies the command, then time passes before the reply arrives (the
+   * spec's Apply, Tick, Deliver). Armed with the time it takes ({@link Armed#nanos()}).
+   */
+  SLOW_REPLY;
 
-  /** The model action that arms this fault: loseReply, refuseBeforeSend, timeout, refuse. */
+  /** One fault armed for the next call: the fault and, for {@link #SLOW_REPLY}, how long the reply takes. */
+  public record Armed(Fault fault, long nanos) {}
+
+  /** The model action that arms this fault: loseReply, refuseBeforeSend, timeout, refuse, slowReply. */
   public String action() {
     String[] words = name().toLowerCase(java.util.Locale.ROOT).split("_");
     StringBuilder b = new StringBuilder(words[0]);

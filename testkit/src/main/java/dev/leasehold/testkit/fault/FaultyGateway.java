@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -29,10 +30,13 @@ public final class FaultyGateway implements LeaseGateway {
   public record Call(String kind, long ttlMillis, Fault fault) {}
 
   private final LeaseGateway delegate;
-  private final Deque<Fault> armed = new ArrayDeque<>();
+  private final Deque<Fault.Armed> armed = new ArrayDeque<>();
   private final List<Delayed> delayed = new ArrayList<>();
   private final List<Call> calls = new ArrayList<>();
   private volatile Consumer<String> inFlight = kind -> { };
+  private volatile LongConsumer passTime = nanos -> {
+    throw new IllegalStateException("a slow reply needs the chain's clock: call passTimeWith first");
+  };
 
   public FaultyGateway(LeaseGateway delegate) {
     this.delegate = delegate;
@@ -47,7 +51,16 @@ public final class FaultyGateway implements LeaseGateway {
     this.inFlight = observer;
   }
 
-  public synchronized void arm(Fault fault) {
+  /** How a {@link Fault#SLOW_REPLY} lets time pass between the server's step and the reply. */
+  public void passTimeWith(LongConsumer clock) {
+    this.passTime = clock;
+  }
+
+  public void arm(Fault fault) {
+    arm(new Fault.Armed(fault, 0));
+  }
+
+  public synchronized void arm(Fault.Armed fault) {
     armed.addLast(fault);
   }
 
@@ -56,7 +69,7 @@ public final class FaultyGateway implements LeaseGateway {
   }
 
   public synchronized boolean isArmed(Fault fault) {
-    return armed.contains(fault);
+    return armed.stream().anyMatch(a -> a.fault() == fault);
   }
 
   /** The calls made since the last drain, oldest first. */
@@ -84,9 +97,9 @@ public final class FaultyGateway implements LeaseGateway {
     return d;
   }
 
-  private synchronized Fault next(String kind, long ttl) {
-    Fault fault = armed.pollFirst();
-    calls.add(new Call(kind, ttl, fault));
+  private synchronized Fault.Armed next(String kind, long ttl) {
+    Fault.Armed fault = armed.pollFirst();
+    calls.add(new Call(kind, ttl, fault == null ? null : fault.fault()));
     return fault;
   }
 
@@ -96,7 +109,8 @@ public final class FaultyGateway implements LeaseGateway {
    */
   private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
     Interleaving.point(kind + ":send");
-    Fault fault = next(kind, ttl);
+    Fault.Armed armedFault = next(kind, ttl);
+    Fault fault = armedFault == null ? null : armedFault.fault();
     Runnable observe = mutating ? () -> inFlight.accept(kind) : () -> { };
     Interleaving.point(kind + ":server");
     RuntimeException failure;
@@ -107,6 +121,12 @@ public final class FaultyGateway implements LeaseGateway {
       return reply;
     }
     switch (fault) {
+      case SLOW_REPLY:
+        T slow = send.get();
+        observe.run();
+        passTime.accept(armedFault.nanos());
+        Interleaving.point(kind + ":reply");
+        return slow;
       case REFUSE_BEFORE_SEND:
         observe.run();
         failure = new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");

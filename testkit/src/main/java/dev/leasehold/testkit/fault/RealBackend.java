@@ -5,7 +5,9 @@ import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.LettuceLeaseGateway;
 import dev.leasehold.testkit.sim.RealClock;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -27,6 +29,15 @@ public final class RealBackend implements AutoCloseable {
   private final LettuceLeaseGateway gateway;
   private final RedisClient adminClient;
   private final StatefulRedisConnection<String, String> admin;
+
+  /** The lease key's value; {@link ServerView#NOT_A_STRING} for a hash (GET answers WRONGTYPE). */
+  private static String holderOf(RedisCommands<String, String> cmd, LeaseKeys keys) {
+    try {
+      return cmd.get(keys.lease());
+    } catch (RedisCommandExecutionException e) {
+      return ServerView.NOT_A_STRING;
+    }
+  }
 
   public RealBackend(RedisURI uri) {
     this.gateway = LettuceLeaseGateway.connect(uri, Duration.ofMillis(500));
@@ -57,7 +68,7 @@ public final class RealBackend implements AutoCloseable {
       @Override
       public ServerView view(LeaseKeys keys) {
         long t0 = clock.liveNanos();
-        String holder = cmd.get(keys.lease());
+        String holder = holderOf(cmd, keys);
         long pttl = cmd.pttl(keys.lease());
         String fence = cmd.get(keys.fence());
         long t1 = clock.liveNanos();
@@ -70,6 +81,20 @@ public final class RealBackend implements AutoCloseable {
         }
         // Redis keeps the key to the end of its expiry millisecond.
         return new ServerView(holder, t0 + pttl * 1_000_000L, t1 + (pttl + 1) * 1_000_000L, f);
+      }
+
+      @Override
+      public void external(External write, LeaseKeys keys, long ttlMs) {
+        switch (write) {
+          case DELETE -> cmd.del(keys.lease());
+          case OVERWRITE -> cmd.set(keys.lease(), External.FOREIGN_VALUE, SetArgs.Builder.px(ttlMs));
+          case PERSIST -> cmd.persist(keys.lease());
+          case RETYPE -> {
+            cmd.del(keys.lease());
+            cmd.hset(keys.lease(), "holder", External.FOREIGN_VALUE);
+            cmd.pexpire(keys.lease(), ttlMs);
+          }
+        }
       }
 
       @Override

@@ -12,6 +12,9 @@ package dev.leasehold.testkit.fault;
  * @param fence the fencing counter (0 when absent)
  */
 public record ServerView(String holder, long expiryLo, long expiryHi, long fence) {
+  /** The holder read from a lease key that holds a hash ({@link External#RETYPE}): no attempt's value. */
+  public static final String NOT_A_STRING = "(a hash)";
+
   public static ServerView absent(long fence) {
     return new ServerView(null, 0, 0, fence);
   }

@@ -45,6 +45,21 @@ public final class SimBackend implements Backend {
   }
 
   @Override
+  public void external(External write, LeaseKeys keys, long ttlMs) {
+    String key = keys.lease();
+    switch (write) {
+      case DELETE -> redis.call("DEL", key);
+      case OVERWRITE -> redis.call("SET", key, External.FOREIGN_VALUE, "PX", Long.toString(ttlMs));
+      case PERSIST -> redis.call("PERSIST", key);
+      case RETYPE -> {
+        redis.call("DEL", key);
+        redis.call("HSET", key, "holder", External.FOREIGN_VALUE);
+        redis.call("PEXPIRE", key, Long.toString(ttlMs));
+      }
+    }
+  }
+
+  @Override
   public void restart() {
     redis.restart();
   }

@@ -1,5 +1,6 @@
 package dev.leasehold.testkit.lease;
 
+import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.fault.Fault;
 import dev.leasehold.testkit.fault.Interleaving;
 import dev.leasehold.testkit.runner.ActionKind;
@@ -15,8 +16,10 @@ import java.util.stream.IntStream;
 /**
  * The lease properties as a {@link StateMachine}: the actions of spec/tla/Lease.tla (newAttempt,
  * tryAcquire, replay, renew with any TTL, release, inspect, state, tick, lag, pause, effect), every fault,
- * and, when a config includes them, the {@link #CONCURRENT} steps of two threads (see {@link ConcurrentStep}),
- * with weights chosen so that a few hundred chains reach every outcome variant.
+ * the library's own callers ({@code watch}, {@code withLease}: {@link Supervision}) and, when a config
+ * includes them, the {@link #CONCURRENT} steps of two threads (see {@link ConcurrentStep}) and the
+ * outside writes ({@code External}), with weights chosen so that a few hundred chains reach every
+ * outcome variant. The arguments are drawn by {@link Draws}.
  *
  * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.
  */
@@ -29,10 +32,13 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
    * OwnerOf: attempts 0 and 1 share an owner token (as a1, a2 in MCBase.tla), 2 and 4 another.
    */
   public static final List<Integer> SPEC_OWNERS = List.of(0, 0, 1, 2, 1);
+  /** Actions added after the seed defects were measured (see model-tests' SeedDefectsUnitTests). */
+  public static final List<String> LATER_ACTIONS = List.of("slowReply", "watch", "withLease");
   /** The concurrent steps ({@link ConcurrentStep}); off unless a config includes them. */
   public static final List<String> CONCURRENT = List.of("renewBesideReplay", "releaseBesideReplay");
 
   private final WorldConfig config;
+  private final Draws draws;
   private final List<ActionKind<LeaseWorld>> actions;
   private final Consumer<List<TraceStep>> traces;
 
@@ -43,6 +49,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
   /** A machine that hands each chain's trace to {@code traces} when the chain ends (failed or not). */
   public LeaseMachine(WorldConfig config, Consumer<List<TraceStep>> traces) {
     this.config = config;
+    this.draws = new Draws(config);
     this.traces = traces;
     this.actions = build().stream().filter(a -> config.allows(a.name())).toList();
   }
@@ -74,32 +81,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
   @Override
   public List<String> expectedOutcomes() {
-    List<String> all = new ArrayList<>();
-    // A first send replays only inside a wait loop (a retry after its own lost reply).
-    for (String v : List.of("Acquired", "Contended", "OwnerOperationConflict",
-        "Unavailable", "Overloaded", "Indeterminate", "IllegalArgumentException")) {
-      all.add("tryAcquire:" + v);
-    }
-    for (String v : List.of("ReplayedSameOperation", "Acquired", "Contended", "Indeterminate")) {
-      all.add("replay:" + v);
-    }
-    for (String v : List.of("Renewed", "Lost", "NotActive", "Unavailable", "Overloaded", "Indeterminate",
-        "IllegalArgumentException")) {
-      all.add("renew:" + v);
-    }
-    for (String v : List.of("Released", "AlreadyAbsent", "NotOwner", "NotActive", "Unavailable", "Overloaded",
-        "Indeterminate")) {
-      all.add("release:" + v);
-    }
-    for (String v : List.of("Held", "Absent", "Unavailable", "Indeterminate")) {
-      all.add("inspect:" + v);
-    }
-    for (String v : List.of("ACTIVE", "UNKNOWN", "LOST", "RELEASED")) {
-      all.add("state:" + v);
-    }
-    all.add("effect:accepted");
-    all.add("effect:rejected");
-    return all.stream().filter(s -> config.allows(s.substring(0, s.indexOf(':')))).toList();
+    return ExpectedOutcomes.all().stream().filter(s -> config.allows(s.substring(0, s.indexOf(':')))).toList();
   }
 
   // ------------------------------------------------------------------ the actions
@@ -132,22 +114,6 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     long[] generate(SplittableRandom r);
   }
 
-  private long ttl(SplittableRandom r) {
-    long drift = config.drift().toMillis();
-    // Now and then a TTL at or below the drift budget: it must be rejected before any I/O.
-    return r.nextInt(12) == 0 ? r.nextLong(1, drift + 1) : r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1);
-  }
-
-  /** A TTL on the chain's time grid (whole ticks when it conforms to the spec); shrinking may leave the grid. */
-  private long ttlOnGrid(long ms) {
-    long unit = Math.max(1, config.timeStepMicros() / 1_000);
-    return (ms + unit - 1) / unit * unit;
-  }
-
-  private long microsOnGrid(long micros) {
-    return micros / config.timeStepMicros() * config.timeStepMicros();
-  }
-
   /** The attempt to share an owner token with: chosen by the chain, or by SPEC_OWNERS. */
   private int shareWith(LeaseWorld w, long arg) {
     if (!config.specConformant()) {
@@ -161,16 +127,6 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
   private boolean mayArm(LeaseWorld w, Fault f) {
     return w.gateway.armedCount() < MAX_ARMED && (!config.specConformant() || f != Fault.TIMEOUT
         || w.gateway.delayed().isEmpty() && !w.gateway.isArmed(Fault.TIMEOUT));
-  }
-
-  private long waitMs(SplittableRandom r) {
-    return !config.waits() || r.nextInt(6) != 0 ? 0 : r.nextLong(1, 160);
-  }
-
-  private long step(SplittableRandom r, long maxMs) {
-    long unit = config.timeStepMicros();
-    long micros = r.nextLong(0, maxMs * 1_000 + 1);
-    return micros / unit * unit;
   }
 
   private static List<Integer> unsent(LeaseWorld w) {
@@ -218,15 +174,15 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
         }));
     list.add(new Action("tryAcquire", 10, List.of(attempt, ttlMs, waitMs),
         (w, a) -> !unsent(w).isEmpty(),
-        r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
-        (w, a) -> w.tryAcquire("tryAcquire", pick(unsent(w), a[0]), ttlOnGrid(a[1]), a[2])));
+        r -> new long[] {r.nextLong(0, 8), draws.ttl(r), draws.waitMs(r)},
+        (w, a) -> w.tryAcquire("tryAcquire", pick(unsent(w), a[0]), draws.ttlOnGrid(a[1]), a[2])));
     list.add(new Action("replay", 6, List.of(attempt, ttlMs, waitMs),
         (w, a) -> !replayable(w).isEmpty(),
-        r -> new long[] {r.nextLong(0, 8), ttl(r), waitMs(r)},
-        (w, a) -> w.tryAcquire("replay", pick(replayable(w), a[0]), ttlOnGrid(a[1]), a[2])));
+        r -> new long[] {r.nextLong(0, 8), draws.ttl(r), draws.waitMs(r)},
+        (w, a) -> w.tryAcquire("replay", pick(replayable(w), a[0]), draws.ttlOnGrid(a[1]), a[2])));
     list.add(new Action("renew", 10, List.of(handle, ttlMs), LeaseMachine::hasHandles,
-        r -> new long[] {r.nextLong(0, 16), ttl(r)},
-        (w, a) -> w.renew(handle(w, a[0]), ttlOnGrid(a[1]))));
+        r -> new long[] {r.nextLong(0, 16), draws.ttl(r)},
+        (w, a) -> w.renew(handle(w, a[0]), draws.ttlOnGrid(a[1]))));
     list.add(new Action("release", 5, List.of(handle), LeaseMachine::hasHandles, null,
         (w, a) -> w.release(handle(w, a[0]))));
     list.add(new Action("inspect", 3, List.of(attempt), (w, a) -> !w.attempts.isEmpty(), null,
@@ -234,60 +190,88 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     list.add(new Action("state", 4, List.of(handle), LeaseMachine::hasHandles, null,
         (w, a) -> w.state(handle(w, a[0]))));
     list.add(new Action("tick", 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
-        (w, a) -> true, r -> new long[] {step(r, config.maxTimeStepMs())},
+        (w, a) -> true, r -> new long[] {draws.step(r, config.maxTimeStepMs())},
         (w, a) -> {
-          w.tick(microsOnGrid(a[0]) * 1_000L);
+          w.tick(draws.microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     list.add(new Action("pause", 2, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
-        (w, a) -> true, r -> new long[] {step(r, 2 * config.maxTtlMs())},
+        (w, a) -> true, r -> new long[] {draws.step(r, 2 * config.maxTtlMs())},
         (w, a) -> {
-          w.tick(microsOnGrid(a[0]) * 1_000L);
+          w.pause(draws.microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     list.add(new Action("lag", 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
         // The spec's lag never decreases; the Java clock allows either direction.
-        (w, a) -> !config.specConformant() || microsOnGrid(a[0]) * 1_000L >= w.clock.lag(),
-        r -> new long[] {step(r, config.drift().toMillis())},
+        (w, a) -> !config.specConformant() || draws.microsOnGrid(a[0]) * 1_000L >= w.clock.lag(),
+        r -> new long[] {draws.step(r, config.drift().toMillis())},
         (w, a) -> {
-          w.lag(microsOnGrid(a[0]) * 1_000L);
+          w.lag(draws.microsOnGrid(a[0]) * 1_000L);
           return "ok";
         }));
     for (Fault f : Fault.values()) {
+      if (f == Fault.SLOW_REPLY) {
+        // Up to twice the longest TTL: a budget can run out in flight, which only the send time tells.
+        list.add(new Action(f.action(), 3, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
+            (w, a) -> mayArm(w, f), r -> new long[] {draws.step(r, 2 * config.maxTtlMs())},
+            (w, a) -> {
+              w.faults.arm(f, draws.microsOnGrid(a[0]) * 1_000L);
+              return "ok";
+            }));
+        continue;
+      }
       list.add(new Action(f.action(), 3, List.of(), (w, a) -> mayArm(w, f), null,
           (w, a) -> {
-            w.arm(f);
+            w.faults.arm(f, 0);
             return "ok";
           }));
     }
     list.add(new Action("applyLate", 4, List.of(new Param("index", 0, 3)),
         (w, a) -> !w.gateway.delayed().isEmpty(), null,
         (w, a) -> {
-          w.applyLate((int) (a[0] % w.gateway.delayed().size()));
+          w.faults.applyLate((int) (a[0] % w.gateway.delayed().size()));
           return "ok";
         }));
+    for (External e : External.values()) {
+      list.add(new Action(e.action(), 1, List.of(ttlMs), (w, a) -> true, r -> new long[] {draws.ttl(r)},
+          (w, a) -> {
+            w.faults.external(e, draws.ttlOnGrid(a[0]));
+            return "ok";
+          }));
+    }
     list.add(new Action("flushScripts", 1, List.of(), (w, a) -> true, null, (w, a) -> {
-      w.flushScripts();
+      w.faults.flushScripts();
       return "ok";
     }));
     // The spec's Restart moves both clocks one tick: only while the client clock has no lag to catch up.
     list.add(new Action("restart", 2, List.of(),
         (w, a) -> !config.specConformant() || w.clock.trueNanos() - w.clock.clientNanos() == w.clock.lag(), null,
         (w, a) -> {
-          w.restart();
+          w.faults.restart();
           return "ok";
         }));
     Param schedule = new Param("schedule", 0, Interleaving.SCHEDULES);
     // The handle counts back from the newest (a live one, mostly), which the races need.
     list.add(new Action(CONCURRENT.get(0), 8, List.of(handle, ttlMs, new Param("replayTtlMs", 1, 400), schedule),
         (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
-        r -> new long[] {newest(r), ttl(r), ttl(r), Interleaving.generate(r)},
-        (w, a) -> w.concurrent(CONCURRENT.get(0), "renew", fromNewest(w, a[0]), ttlOnGrid(a[1]), ttlOnGrid(a[2]),
+        r -> new long[] {newest(r), draws.ttl(r), draws.ttl(r), Interleaving.generate(r)},
+        (w, a) -> w.concurrent(CONCURRENT.get(0), "renew", fromNewest(w, a[0]), draws.ttlOnGrid(a[1]), draws.ttlOnGrid(a[2]),
             (int) a[3])));
     list.add(new Action(CONCURRENT.get(1), 6, List.of(handle, new Param("replayTtlMs", 1, 400), schedule),
         (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
-        r -> new long[] {newest(r), ttl(r), Interleaving.generate(r)},
-        (w, a) -> w.concurrent(CONCURRENT.get(1), "release", fromNewest(w, a[0]), 0, ttlOnGrid(a[1]), (int) a[2])));
+        r -> new long[] {newest(r), draws.ttl(r), Interleaving.generate(r)},
+        (w, a) -> w.concurrent(CONCURRENT.get(1), "release", fromNewest(w, a[0]), 0, draws.ttlOnGrid(a[1]), (int) a[2])));
+    // The library's own callers (Supervision): one registration at a time.
+    list.add(new Action("watch", 3, List.of(handle, ttlMs), (w, a) -> hasHandles(w, a) && !w.supervision.watching(),
+        r -> new long[] {newest(r), r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1)},
+        (w, a) -> w.supervision.watch(fromNewest(w, a[0]), draws.ttlOnGrid(a[1]))));
+    Param work = new Param("workMicros", 0, 2 * config.maxTtlMs() * 1_000);
+    list.add(new Action("withLease", 3, List.of(attempt, ttlMs, work, new Param("pauseMicros", 0, 2 * config.maxTtlMs() * 1_000)),
+        (w, a) -> !unsent(w).isEmpty() && !w.supervision.watching(),
+        r -> new long[] {r.nextLong(0, 8), r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1),
+            draws.step(r, 2 * config.maxTtlMs()), r.nextBoolean() ? 0 : draws.step(r, 2 * config.maxTtlMs())},
+        (w, a) -> w.supervision.withLease(pick(unsent(w), a[0]), draws.ttlOnGrid(a[1]), draws.microsOnGrid(a[2]) * 1_000L,
+            draws.microsOnGrid(a[3]) * 1_000L)));
     list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
         (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
     return list;

@@ -1,15 +1,16 @@
 package dev.leasehold.testkit.lease;
 
+import dev.leasehold.lease.AcquireOutcome;
 import dev.leasehold.lease.DistributedLeasePort;
 import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseInspection;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseState;
+import dev.leasehold.lease.ReleaseOutcome;
+import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.testkit.fault.Backend;
-import dev.leasehold.testkit.fault.Fault;
 import dev.leasehold.testkit.fault.FaultyGateway;
-import dev.leasehold.testkit.fault.ServerView;
 import dev.leasehold.testkit.sim.LeaseClock;
 import dev.leasehold.testkit.sim.RealClock;
 import dev.leasehold.testkit.twin.FencedStore;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One chain's world: the server (simulated or real) behind a {@link FaultyGateway}, the adapter
@@ -50,10 +52,14 @@ public final class LeaseWorld implements AutoCloseable {
   private final List<LeaseModel.Sleep> sleeps = new ArrayList<>();
   private final FencedStore store = new FencedStore();
   private final Oracle oracle;
-  private final TraceRecorder recorder;
+  final TraceRecorder recorder;
   private final InFlightCheck inFlight;
   /** What the step taken did, for the invariants that relate an outcome to the state around it. */
   private StepEvent event;
+  /** The adapter's own outcome (or IllegalArgumentException) of the last call, for the watchdog and LeaseRunner. */
+  Object lastCall;
+  final Supervision supervision;
+  final ServerFaults faults = new ServerFaults(this);
 
   LeaseWorld(WorldConfig config, long seed) {
     this.config = config;
@@ -72,6 +78,9 @@ public final class LeaseWorld implements AutoCloseable {
     this.recorder = new TraceRecorder(gateway, attempts, handles);
     this.inFlight = new InFlightCheck(this::snapshot, config.waived());
     gateway.whileInFlight(inFlight::check);
+    // The twin ticks its own time inside the call (CallModel): only the chain's clock moves here.
+    gateway.passTimeWith(clock::advance);
+    this.supervision = new Supervision(this);
     syncClock();
   }
 
@@ -102,17 +111,24 @@ public final class LeaseWorld implements AutoCloseable {
   }
 
   String tryAcquire(String op, int attempt, long ttlMs, long waitMs) {
+    return acquire(op, attempt, ttlMs, waitMs, () -> port.tryAcquire(new LeaseRequest(PURPOSE, DIGEST,
+        Duration.ofMillis(waitMs), Duration.ofMillis(ttlMs), attempts.get(attempt))));
+  }
+
+  /** One tryAcquire of {@code attempt}, made by {@code call} (the chain's or LeaseRunner's), followed by the twin. */
+  String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call) {
     Snapshot before = snapshot();
     sleeps.clear();
     Outcome actual;
     int handle = -1;
     try {
-      LeaseRequest request = new LeaseRequest(PURPOSE, DIGEST, Duration.ofMillis(waitMs), Duration.ofMillis(ttlMs),
-          attempts.get(attempt));
-      actual = Outcomes.of(port.tryAcquire(request), handles::id);
+      AcquireOutcome raw = call.get();
+      lastCall = raw;
+      actual = Outcomes.of(raw, handles::id);
       handle = actual.handle();
       handles.returned(handle, attempt);
     } catch (IllegalArgumentException e) {
+      lastCall = e;
       actual = Outcome.of("IllegalArgumentException");
     }
     List<LeaseModel.Sleep> slept = List.copyOf(sleeps);
@@ -128,8 +144,11 @@ public final class LeaseWorld implements AutoCloseable {
     LeaseState stateBefore = before.handles().get(handle).state();
     Outcome actual;
     try {
-      actual = Outcomes.of(handles.get(handle).renew(Duration.ofMillis(ttlMs)));
+      RenewOutcome raw = handles.get(handle).renew(Duration.ofMillis(ttlMs));
+      lastCall = raw;
+      actual = Outcomes.of(raw);
     } catch (IllegalArgumentException e) {
+      lastCall = e;
       actual = Outcome.of("IllegalArgumentException");
     }
     follow(m -> m.renew(handle, ttlMs), actual);
@@ -140,7 +159,9 @@ public final class LeaseWorld implements AutoCloseable {
   String release(int handle) {
     Snapshot before = snapshot();
     LeaseState stateBefore = before.handles().get(handle).state();
-    Outcome actual = Outcomes.of(handles.get(handle).release());
+    ReleaseOutcome raw = handles.get(handle).release();
+    lastCall = raw;
+    Outcome actual = Outcomes.of(raw);
     follow(m -> m.release(handle), actual);
     record("release", handles.attempt(handle), handle, actual, before, stateBefore, 0);
     return actual.variant();
@@ -167,49 +188,31 @@ public final class LeaseWorld implements AutoCloseable {
     return new ConcurrentStep(this, op, kind, handle, ttlMs, replayTtlMs).run(schedule);
   }
 
+  /** Time passes; the watchdog renews when due (see {@link Supervision#passTime}). */
   void tick(long nanos) {
+    supervision.passTime(nanos);
+    noEvent("tick");
+  }
+
+  /** Time passes and nothing runs: a paused process, whose watchdog is paused too. */
+  void pause(long nanos) {
+    advance(nanos);
+    noEvent("pause");
+  }
+
+  void advance(long nanos) {
     clock.advance(nanos);
     if (config.exact()) {
       model.tick(nanos);
     } else {
       syncClock();
     }
-    noEvent("tick");
   }
 
   void lag(long lagNanos) {
     clock.lag(lagNanos);
     model.setLag(lagNanos);
     noEvent("lag");
-  }
-
-  void arm(Fault f) {
-    gateway.arm(f);
-    model.arm(f);
-    noEvent(f.name());
-  }
-
-  void applyLate(int index) {
-    Snapshot before = snapshot();
-    recorder.late(gateway.applyLate(index));
-    model.applyLate(index);
-    event = StepEvent.none("applyLate", before);
-  }
-
-  void restart() {
-    // A restart takes time: the spec's Restart takes one tick, and CLOCK_FLOOR's guarantee assumes
-    // it (a restart within the microsecond of the last grant would issue that token again).
-    long tick = config.specConformant() ? config.timeStepMicros() * 1_000L : 1_000_000L;
-    clock.advance(tick);
-    model.tick(tick);
-    backend.restart();
-    model.restart();
-    noEvent("restart");
-  }
-
-  void flushScripts() {
-    backend.flushScripts();
-    noEvent("flushScripts");
   }
 
   /** A client writes its effect with its handle's token: after checking ACTIVE, or on stale belief. */
@@ -239,31 +242,23 @@ public final class LeaseWorld implements AutoCloseable {
     recorder.call(attempt, handle, ttlMs, actual);
   }
 
-  private void noEvent(String op) {
+  void noEvent(String op) {
     event = StepEvent.none(op, null);
+  }
+
+  /** A step that changed the server without a call of the chain's own. */
+  void serverEvent(String op, Snapshot before) {
+    event = StepEvent.none(op, before);
   }
 
   /** The implementation's side: the server read directly and every handle asked. */
   Snapshot snapshot() {
-    ServerView v = backend.view(KEYS);
-    int holder = -1;
-    if (v.held()) {
-      int i = attempts.withOwnership(v.holder());
-      holder = i >= 0 ? i : -2;   // held by a value of no attempt of this chain
-    }
-    List<Snapshot.HandleObs> obs = new ArrayList<>();
-    for (int i = 0; i < handles.size(); i++) {
-      LeaseHandle h = handles.get(i);
-      LeaseState s = h.state();
-      obs.add(new Snapshot.HandleObs(i, handles.attempt(i), s, h.remainingValidity().toNanos(),
-          h.fencingToken().orElse(0)));
-    }
-    return new Snapshot(clock.trueNanos(), clock.clientNanos(), clock.lag(), holder, v.expiryLo(), v.expiryHi(), v.fence(), obs,
-        attempts.owners(), backend.slackNanos());
+    return Snapshot.of(backend, KEYS, clock, attempts, handles);
   }
 
   /** After every step: the trace step, anything broken while a call was in flight, then the oracle. */
   void check() {
+    supervision.rethrow();
     StepEvent e = event == null ? StepEvent.none("none", null) : event;
     Snapshot after = snapshot();
     recorder.record(after);
@@ -284,6 +279,7 @@ public final class LeaseWorld implements AutoCloseable {
         // The server may be gone after a restart fault; the next chain starts clean anyway.
       }
     }
+    supervision.close();
     backend.close();
   }
 }

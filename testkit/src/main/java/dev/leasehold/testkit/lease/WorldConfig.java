@@ -2,6 +2,7 @@ package dev.leasehold.testkit.lease;
 
 import dev.leasehold.redis.FenceMode;
 import dev.leasehold.testkit.fault.Backend;
+import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.fault.RealBackend;
 import dev.leasehold.testkit.fault.SimBackend;
 import java.time.Duration;
@@ -47,6 +48,18 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
         maxTimeStepMs, minTtlMs, maxTtlMs, waits, Set.of("ActiveHoldsKey", "ValidityWithinServerLease", "MutualExclusion"));
   }
 
+  /**
+   * Outside writes on the lease key on ({@link External}): a DEL or SET from outside
+   * takes the key from under an ACTIVE handle, so ActiveHoldsKey, ValidityWithinServerLease and
+   * MutualExclusion are waived, as for restarts; the adapter must still agree with the twin, tell
+   * only the truth (CertaintyIsHonest), never hand out another value's lease (NoInheritance) and
+   * keep FencedEffects.
+   */
+  public WorldConfig withExternalWrites() {
+    return including(External.actions().toArray(String[]::new))
+        .waiving("ActiveHoldsKey", "ValidityWithinServerLease", "MutualExclusion");
+  }
+
   /** Also does not check {@code invariants} (for a fence mode a restart is known to break). */
   public WorldConfig waiving(String... invariants) {
     Set<String> all = new HashSet<>(waived);
@@ -56,12 +69,15 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
   }
 
   /**
-   * Every action but restart and the concurrent steps on the simulated server: a restart without persistence loses the key
-   * under an ACTIVE handle, which the spec's THEOREM excludes (its counterexample is tested apart).
+   * Every action but restart, the outside writes and the concurrent steps on the simulated server: a restart without
+   * persistence or an outside DEL loses the key under an ACTIVE handle, which the spec's THEOREM excludes (its
+   * counterexample is tested apart).
    */
   public static WorldConfig simulated(PortFactory ports) {
-    return new WorldConfig(SimBackend::new, true, ports, Duration.ofMillis(10), FenceMode.CLOCK_FLOOR,
-        Set.of("restart", "renewBesideReplay", "releaseBesideReplay"), 1, false, 150, 20, 300, true, Set.of());
+    Set<String> off = new HashSet<>(List.of("restart", "renewBesideReplay", "releaseBesideReplay"));
+    off.addAll(External.actions());
+    return new WorldConfig(SimBackend::new, true, ports, Duration.ofMillis(10), FenceMode.CLOCK_FLOOR, off, 1, false,
+        150, 20, 300, true, Set.of());
   }
 
   /** With the concurrent steps (LeaseMachine.CONCURRENT): a replay beside a renew or release of one handle. */
@@ -75,7 +91,10 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
    * stays inside the drift budget.
    */
   public WorldConfig onRealServer(RealBackend real) {
-    return withBackend(() -> real.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, 50, 200);
+    // No slow replies, no watchdog: the twin's clock follows real time only between steps, not
+    // inside a call or a tick.
+    return withBackend(() -> real.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, 50, 200)
+        .excluding(LeaseMachine.LATER_ACTIONS.toArray(String[]::new));
   }
 
   public WorldConfig withBackend(Supplier<Backend> b, boolean isExact) {
@@ -123,10 +142,14 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
         maxTimeStepMs, minTtlMs, maxTtlMs, false, waived);
   }
 
-  /** Only what spec/Lease.tla expresses: time in 10 ms ticks, no wait loop, a lag that only grows. */
+  /**
+   * Only what spec/Lease.tla expresses and the trace check maps: time in 10 ms ticks, no wait loop,
+   * a lag that only grows, none of {@link LeaseMachine#LATER_ACTIONS} (a slow reply's Ticks inside
+   * a call and the watchdog's calls inside a tick are not mapped to spec steps yet).
+   */
   public WorldConfig conformingToSpec() {
     return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, 10_000, true, maxTimeStepMs,
-        minTtlMs, maxTtlMs, false, waived);
+        minTtlMs, maxTtlMs, false, waived).excluding(LeaseMachine.LATER_ACTIONS.toArray(String[]::new));
   }
 
   public boolean allows(String action) {

@@ -2,11 +2,11 @@ package dev.leasehold.testkit.sim;
 
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.LeaseScript;
+import dev.leasehold.testkit.fault.ServerView;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -139,9 +139,7 @@ public final class SimulatedRedis {
     if (data == null) {
       return null;
     }
-    if (!(data instanceof String value)) {
-      throw new IllegalStateException("the lease key holds a " + (data instanceof Map ? "hash" : data));
-    }
+    String value = data instanceof String v ? v : ServerView.NOT_A_STRING;
     return new Entry(value, keyspace.expiryMs(keys.lease()));
   }
 

@@ -23,10 +23,12 @@ final class CallModel {
   private final ClientModel client;
   private final long drift;
   private final long contention;
-  private final Deque<Fault> faults;
+  private final Deque<Fault.Armed> faults;
+  /** The time the call being made takes between Apply and Deliver (a slow reply); 0 for most. */
+  private long slowNanos;
 
   CallModel(ModelTime time, ServerModel server, ClientModel client, long drift, long contention,
-      Deque<Fault> faults) {
+      Deque<Fault.Armed> faults) {
     this.time = time;
     this.server = server;
     this.client = client;
@@ -40,8 +42,25 @@ final class CallModel {
     return new CallModel(t, s, c, drift, contention, new ArrayDeque<>(faults));
   }
 
-  void arm(Fault f) {
+  void arm(Fault.Armed f) {
     faults.addLast(f);
+  }
+
+  /** The next armed fault, if any: a slow reply is no fault to the outcome, only time passing after Apply. */
+  private Fault next() {
+    Fault.Armed f = faults.pollFirst();
+    if (f != null && f.fault() == Fault.SLOW_REPLY) {
+      slowNanos = f.nanos();
+      return null;
+    }
+    slowNanos = 0;
+    return f == null ? null : f.fault();
+  }
+
+  /** Tick between Apply and Deliver of a slow reply. */
+  private void replyTakes() {
+    time.tick(slowNanos);
+    slowNanos = 0;
   }
 
   int armed() {
@@ -68,7 +87,7 @@ final class CallModel {
   Outcome acquire(int a, long ttlMs) {
     long start = time.cnow;
     long wallStart = time.wall();
-    Fault f = faults.pollFirst();
+    Fault f = next();
     Outcome refused = refused(f);
     if (refused != null) {
       return refused;
@@ -81,8 +100,10 @@ final class CallModel {
     if (f == Fault.LOSE_REPLY) {
       return Outcome.of("Indeterminate");
     }
-    // Granted(a, l): a replay gets min(request TTL, reply PTTL); a grant's PTTL is its TTL.
-    long granted = Math.min(ttlMs, r.pttl());
+    replyTakes();
+    // Granted(a, l): a replay gets min(request TTL, reply PTTL); a grant's PTTL is its TTL. A key
+    // without expiry (PTTL -1, an outside PERSIST) outlives any budget: the request TTL.
+    long granted = r.pttl() == -1 ? ttlMs : Math.min(ttlMs, r.pttl());
     if (r.status() == 1) {
       int h = client.deliverAcquire(a, r.token(), r.grant(), start, wallStart, granted, -1);
       return new Outcome("Acquired", "", 0, h);
@@ -149,7 +170,7 @@ final class CallModel {
    * else Deliver of the script's status.
    */
   private Outcome send(LeaseModel.Req request, Supplier<Outcome> timedOut, IntFunction<Outcome> delivered) {
-    Fault f = faults.pollFirst();
+    Fault f = next();
     Outcome refused = refused(f);
     if (refused != null) {
       return refused;
@@ -159,19 +180,22 @@ final class CallModel {
       server.delay(request);
     } else {
       status = server.script(request);
+      replyTakes();
     }
     return f == Fault.TIMEOUT || f == Fault.LOSE_REPLY ? timedOut.get() : delivered.apply(status);
   }
 
   /** Inspect(a): read-only; any fault that lets it be sent leaves it Indeterminate. */
   Outcome inspect(int a) {
-    Fault f = faults.pollFirst();
+    Fault f = next();
+    if (f == null) {
+      Outcome reply = server.inspectReply(a);
+      replyTakes();
+      return reply;
+    }
     if (f == Fault.REFUSE_BEFORE_SEND || f == Fault.REFUSE) {
       return Outcome.of("Unavailable");
     }
-    if (f != null) {
-      return Outcome.of("Indeterminate");
-    }
-    return server.inspectReply(a);
+    return Outcome.of("Indeterminate");
   }
 }

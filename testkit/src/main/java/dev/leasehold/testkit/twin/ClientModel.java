@@ -17,23 +17,31 @@ import java.util.List;
 final class ClientModel {
   private final ModelTime time;
   private final long drift;
+  /** How far (ns) a reply may land after the step's clock reading: 0 when simulated. */
+  private final long slack;
+  private Choices choices = new Choices(List.of());
   final List<AttemptModel> attempts;
   final List<HandleModel> handles;
 
-  ClientModel(ModelTime time, long drift) {
-    this(time, drift, new ArrayList<>(), new ArrayList<>());
+  ClientModel(ModelTime time, long drift, long slack) {
+    this(time, drift, slack, new ArrayList<>(), new ArrayList<>());
   }
 
-  private ClientModel(ModelTime time, long drift, List<AttemptModel> attempts, List<HandleModel> handles) {
+  private ClientModel(ModelTime time, long drift, long slack, List<AttemptModel> attempts, List<HandleModel> handles) {
     this.time = time;
     this.drift = drift;
+    this.slack = slack;
     this.attempts = attempts;
     this.handles = handles;
   }
 
-  /** A deep copy on {@code t}. */
+  void choices(Choices c) {
+    this.choices = c;
+  }
+
+  /** A deep copy on {@code t}; the copy's choices start empty. */
   ClientModel copy(ModelTime t) {
-    ClientModel c = new ClientModel(t, drift);
+    ClientModel c = new ClientModel(t, drift, slack);
     attempts.forEach(a -> c.attempts.add(a.copy()));
     handles.forEach(h -> c.handles.add(h.copy()));
     return c;
@@ -106,9 +114,19 @@ final class ClientModel {
    * Absorbs(a, l): a replay of the handle's own grant refreshes it while it is live
    * (RedisLeaseHandle.absorbReplay adopts this send's report even when shorter than the old one).
    * After a new grant (the old lease was released or expired) RedisLeaseAdapter opens a new handle.
+   * Like the adapter (and the spec's Absorbs) it tells grants apart by token: after a restart that
+   * lost the COUNTER, a new grant may repeat the old token, and then it is absorbed too.
    */
-  private boolean absorbs(HandleModel h, int grant) {
-    return h.grant == grant && observed(h).isLive();
+  private boolean absorbs(HandleModel h, long token) {
+    if (h.tok != token) {
+      return false;
+    }
+    // On a real server the reply lands a little after the step's clock reading: a deadline that
+    // close may have passed by then, and the adapter opens a new handle instead.
+    if (slack > 0 && h.hs.isLive() && Math.abs(h.dl - time.cnow) <= slack) {
+      return choices.choose("handle with " + (h.dl - time.cnow) / 1_000 + " us left still live at the reply");
+    }
+    return observed(h).isLive();
   }
 
   /**
@@ -117,7 +135,7 @@ final class ClientModel {
    * server had lost the old lease). Returns the handle's id.
    */
   int deliverAcquire(int a, long token, int grant, long start, long wallStart, long grantedMs, int replayInto) {
-    if (replayInto >= 0 && absorbs(handles.get(replayInto), grant)) {
+    if (replayInto >= 0 && absorbs(handles.get(replayInto), token)) {
       setHandle(handles.get(replayInto), start, wallStart, grantedMs);
       return replayInto;
     }
@@ -139,6 +157,12 @@ final class ClientModel {
 
   /** DeliverRenew: status 1 sets the new deadline on a live handle, 0 or -1 makes it LOST; LOST stays. */
   void deliverRenew(HandleModel h, int status, long start, long wallStart, long ttlMs) {
+    // Local expiry first, by the deadline the renew in flight capped (the spec's Deadline(a) while
+    // Locked): a slow reply that arrives after it finds the handle LOST, whatever it says.
+    if (observed(h).isLive() && Math.min(h.dl, start + ttlMs * 1_000_000L - drift) <= time.cnow) {
+      h.hs = LeaseState.LOST;
+      return;
+    }
     if (observed(h).isLive()) {
       if (status == 1) {
         setHandle(h, start, wallStart, ttlMs);

@@ -2,6 +2,7 @@ package dev.leasehold.testkit.twin;
 
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.redis.FenceMode;
+import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.fault.Fault;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -50,7 +51,7 @@ public final class LeaseModel {
     this.contention = contentionNanos;
     this.time = new ModelTime();
     this.server = new ServerModel(time, mode, exact, slackNanos);
-    this.client = new ClientModel(time, driftNanos);
+    this.client = new ClientModel(time, driftNanos, exact ? 0 : slackNanos);
     this.calls = new CallModel(time, server, client, driftNanos, contentionNanos, new ArrayDeque<>());
     this.store = new FencedStore();
   }
@@ -72,6 +73,7 @@ public final class LeaseModel {
 
   public void choices(Choices c) {
     server.choices(c);
+    client.choices(c);
   }
 
   // ---------------------------------------------------------------- time (Tick, lag)
@@ -103,7 +105,12 @@ public final class LeaseModel {
     server.applyLate(index);
   }
 
-  public void arm(Fault f) {
+  /** An outside write on the lease key (no spec action: see {@code External}). */
+  public void external(External write, long ttlMs) {
+    server.external(write, ttlMs);
+  }
+
+  public void arm(Fault.Armed f) {
     calls.arm(f);
   }
 

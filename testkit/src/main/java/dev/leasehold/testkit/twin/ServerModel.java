@@ -1,6 +1,7 @@
 package dev.leasehold.testkit.twin;
 
 import dev.leasehold.redis.FenceMode;
+import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.sim.LeaseClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +26,11 @@ final class ServerModel {
   private Choices choices = new Choices(List.of());
   private final List<Integer> ownerOf;
   final List<LeaseModel.Req> delayed;
+  /** The holding attempt; -1 absent; -2 a value of no attempt (an outside write: another string, or a hash). */
   int holder = -1;
   long expiryMs;
+  /** PERSIST from outside: the key does not expire (PTTL -1) until a script sets a TTL again. */
+  boolean persistent;
   long fence;
   /** srv.grant: the grant id of the key. */
   int holderGrant;
@@ -51,6 +55,7 @@ final class ServerModel {
     ServerModel s = new ServerModel(t, mode, exact, slack, new ArrayList<>(ownerOf), new ArrayList<>(delayed));
     s.holder = holder;
     s.expiryMs = expiryMs;
+    s.persistent = persistent;
     s.fence = fence;
     s.holderGrant = holderGrant;
     s.grants = grants;
@@ -74,8 +79,11 @@ final class ServerModel {
    * key within the slack of its expiry is uncertain: the harness explores both answers.
    */
   private boolean live() {
-    if (holder < 0) {
+    if (holder == -1) {
       return false;
+    }
+    if (persistent) {
+      return true;
     }
     // Redis forgets a key once its ms clock is past the expiry: it lives to the end of that ms.
     long left = (expiryMs + 1) * 1_000_000L - time.now;
@@ -107,14 +115,35 @@ final class ServerModel {
       fence = token;
       holder = a;
       expiryMs = time.nowMs() + ttlMs;
+      persistent = false;
       holderGrant = ++grants;
       return new Reply(1, token, ttlMs, holderGrant, true);
     }
-    long pttl = expiryMs - time.nowMs();
+    long pttl = pttl();
     if (holder == a) {
       return new Reply(2, fence, pttl, holderGrant, true);
     }
-    return new Reply(0, 0, pttl, 0, ownerOf(holder) == ownerOf(a));
+    return new Reply(0, 0, pttl, 0, holder >= 0 && ownerOf(holder) == ownerOf(a));
+  }
+
+  /** PTTL of a live key: -1 when it does not expire. */
+  private long pttl() {
+    return persistent ? -1 : expiryMs - time.nowMs();
+  }
+
+  /** An outside write on the key ({@code External}); an overwrite or retype lives {@code ttlMs}. */
+  void external(External write, long ttlMs) {
+    boolean wasLive = live();
+    switch (write) {
+      case DELETE -> holder = -1;
+      case PERSIST -> persistent = wasLive;
+      default -> {
+        holder = -2;
+        holderGrant = 0;
+        expiryMs = time.nowMs() + ttlMs;
+        persistent = false;
+      }
+    }
   }
 
   /** RenewScript (renew.lua): 1 applied, 0 absent, -1 other. */
@@ -126,6 +155,7 @@ final class ServerModel {
       return -1;
     }
     expiryMs = time.nowMs() + ttlMs;
+    persistent = false;
     return 1;
   }
 
@@ -147,7 +177,7 @@ final class ServerModel {
       return Outcome.of("Absent");
     }
     String detail = "mine=" + (holder == a) + ", token=" + (exact ? (fence > 0 ? fence : "none") : "?");
-    return new Outcome("Held", detail, Math.max(0, expiryMs - time.nowMs()) * 1_000_000L, Outcome.NO_HANDLE);
+    return new Outcome("Held", detail, Math.max(0, pttl()) * 1_000_000L, Outcome.NO_HANDLE);
   }
 
   /** Timeout of a request not yet applied: it stays in flight (spec: delayed). */
@@ -177,7 +207,8 @@ final class ServerModel {
 
   /** The first instant the key is gone. */
   long expiryNanos() {
-    return (expiryMs + 1) * 1_000_000L;
+    // As the backends read a key without expiry.
+    return persistent ? Long.MAX_VALUE / 2 : (expiryMs + 1) * 1_000_000L;
   }
 
   /** Adopts the server's state as read directly (real server only). */

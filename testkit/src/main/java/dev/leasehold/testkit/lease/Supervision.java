@@ -1,0 +1,259 @@
+package dev.leasehold.testkit.lease;
+
+import dev.leasehold.lease.AcquireOutcome;
+import dev.leasehold.lease.DistributedLeasePort;
+import dev.leasehold.lease.InspectOutcome;
+import dev.leasehold.lease.LeaseAttempt;
+import dev.leasehold.lease.LeaseGuarantee;
+import dev.leasehold.lease.LeaseHandle;
+import dev.leasehold.lease.LeaseInspection;
+import dev.leasehold.lease.LeaseRequest;
+import dev.leasehold.lease.LeaseResult;
+import dev.leasehold.lease.LeaseRunner;
+import dev.leasehold.lease.LeaseState;
+import dev.leasehold.lease.LeaseWatchdog;
+import dev.leasehold.lease.ReleaseOutcome;
+import dev.leasehold.lease.RenewOutcome;
+import dev.leasehold.testkit.runner.PropertyViolation;
+import dev.leasehold.testkit.sim.VirtualScheduler;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.OptionalLong;
+
+/**
+ * The library's own callers of the port as actions of a chain: a {@link LeaseWatchdog} (action
+ * {@code watch}) and a {@link LeaseRunner} (action {@code withLease}) on the chain's clock. Their
+ * renewals run on a {@link VirtualScheduler} when {@link #passTime} reaches them, and every call
+ * they make goes through the world like the chain's own ({@link Mirrored}, {@link MirroredPort}):
+ * the twin follows it and the invariants are checked after it. On top, the watchdog must always
+ * plan its next renewal before the watched lease runs out ({@code RenewsBeforeExpiry}), report
+ * only a real loss ({@code LossIsReal}), and {@code withLease} may return {@code Completed} only
+ * if the lease was still ACTIVE when the work ended ({@code WorkResultAgreement}).
+ *
+ * <p>This class is not threadsafe; one chain runs on one thread. One registration is live at a time.
+ */
+final class Supervision implements AutoCloseable {
+  private final LeaseWorld world;
+  private final VirtualScheduler scheduler;
+  private final LeaseWatchdog watchdog;
+  private final LeaseRunner runner;
+  /** The handle the live registration renews; -1 for none. */
+  private int watched = -1;
+  private boolean lossReported;
+  /** A violation found inside a call of the watchdog or LeaseRunner, for the step's own check. */
+  private PropertyViolation deferred;
+
+  Supervision(LeaseWorld world) {
+    this.world = world;
+    this.scheduler = new VirtualScheduler(world.clock::clientNanos);
+    this.watchdog = LeaseWatchdog.builder().executor(scheduler).monotonicNanos(world.clock::clientNanos).build();
+    this.runner = new LeaseRunner(new MirroredPort(), watchdog, false, null);
+  }
+
+  /** Whether a registration is live (the watchdog keeps at most one renewal scheduled per registration). */
+  boolean watching() {
+    return watchdog.registrations() > 0;
+  }
+
+  /** watch(h, ttl): from now on the watchdog renews handle {@code hid} with {@code ttlMs}. */
+  String watch(int hid, long ttlMs) {
+    watched = hid;
+    lossReported = false;
+    watchdog.watch(new Mirrored(hid), Duration.ofMillis(ttlMs), this::lost);
+    checkPlan();
+    return "watching";
+  }
+
+  /**
+   * Time passes by {@code nanos}; each renewal that falls due runs at its due time, and the
+   * invariants are checked after each call it makes.
+   */
+  void passTime(long nanos) {
+    long left = nanos;
+    while (scheduler.nextDue() != Long.MAX_VALUE) {
+      long toDue = Math.max(0, scheduler.nextDue() - world.clock.clientNanos());
+      if (toDue > left) {
+        break;
+      }
+      if (toDue > 0) {
+        // A lagging client clock may not have reached the task yet: look again after this step.
+        world.advance(toDue);
+        left -= toDue;
+        continue;
+      }
+      scheduler.runNext();
+      checkPlan();
+    }
+    world.advance(left);
+  }
+
+  /**
+   * withLease(attempt, ttl): LeaseRunner acquires, runs work that lets {@code workNanos} pass with
+   * the watchdog renewing, then stalls {@code pauseNanos} with nothing renewing (a GC pause), and
+   * releases.
+   */
+  String withLease(int attempt, long ttlMs, long workNanos, long pauseNanos) {
+    LeaseRequest request = new LeaseRequest(LeaseWorld.PURPOSE, LeaseWorld.DIGEST, Duration.ZERO,
+        Duration.ofMillis(ttlMs), world.attempts.get(attempt));
+    lossReported = false;
+    LeaseState[] atEnd = new LeaseState[1];
+    LeaseResult<String> result = runner.withLease(request, context -> {
+      watched = ((Mirrored) context.handle()).hid;
+      checkPlan();
+      passTime(workNanos);
+      world.pause(pauseNanos);
+      atEnd[0] = world.model.state(watched);
+      return "done";
+    });
+    String name = result.getClass().getSimpleName();
+    guard(() -> LeaseInvariants.workResultAgreement(name, atEnd[0], lossReported));
+    return name;
+  }
+
+  /** RenewsBeforeExpiry, whenever the watchdog has just (re)planned a renewal of an ACTIVE lease. */
+  private void checkPlan() {
+    if (scheduler.nextDue() == Long.MAX_VALUE || watched < 0 || world.model.state(watched) != LeaseState.ACTIVE) {
+      return;
+    }
+    long due = scheduler.nextDue() - world.clock.clientNanos();
+    long remaining = world.model.remaining(watched);
+    guard(() -> LeaseInvariants.renewsBeforeExpiry(due, remaining, LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos()));
+  }
+
+  private void lost(LeaseWatchdog.LeaseLoss loss) {
+    lossReported = true;
+    LeaseState twin = world.model.state(watched);
+    guard(() -> LeaseInvariants.lossIsReal(loss.state(), twin));
+  }
+
+  /**
+   * After a call the watchdog or LeaseRunner made: the invariants, then the adapter's own outcome
+   * (an IllegalArgumentException is rethrown, as the adapter threw it).
+   */
+  private <T> T checked(Class<T> type) {
+    Object out = world.lastCall;
+    guard(world::check);
+    if (out instanceof RuntimeException e) {
+      throw e;
+    }
+    return type.cast(out);
+  }
+
+  /**
+   * Runs {@code check}, keeping its violation for the end of the step too: the watchdog and
+   * LeaseRunner must not be the ones to decide what a violation inside them means.
+   */
+  private void guard(Runnable check) {
+    try {
+      check.run();
+    } catch (PropertyViolation v) {
+      deferred = deferred == null ? v : deferred;
+      throw v;
+    }
+  }
+
+  /** Called by the step's check: a violation found inside the step fails it. */
+  void rethrow() {
+    if (deferred != null) {
+      PropertyViolation v = deferred;
+      deferred = null;
+      throw v;
+    }
+  }
+
+  @Override
+  public void close() {
+    watchdog.close();
+  }
+
+  /** Handle {@code hid} as the watchdog and LeaseRunner see it: their renew and release are the chain's steps. */
+  private final class Mirrored implements LeaseHandle {
+    final int hid;
+
+    Mirrored(int hid) {
+      this.hid = hid;
+    }
+
+    private LeaseHandle real() {
+      return world.handles.get(hid);
+    }
+
+    @Override
+    public RenewOutcome renew(Duration ttl) {
+      world.renew(hid, ttl.toMillis());
+      return checked(RenewOutcome.class);
+    }
+
+    @Override
+    public ReleaseOutcome release() {
+      world.release(hid);
+      return checked(ReleaseOutcome.class);
+    }
+
+    @Override
+    public LeaseState state() {
+      return real().state();
+    }
+
+    @Override
+    public Duration remainingValidity() {
+      return real().remainingValidity();
+    }
+
+    @Override
+    public Instant observedServerExpiry() {
+      return real().observedServerExpiry();
+    }
+
+    @Override
+    public OptionalLong fencingToken() {
+      return real().fencingToken();
+    }
+
+    @Override
+    public LeaseGuarantee guarantee() {
+      return real().guarantee();
+    }
+
+    @Override
+    public void close() {
+      if (state().isLive()) {
+        release();
+      }
+    }
+  }
+
+  /** The adapter as LeaseRunner sees it: each tryAcquire is the chain's step, and a handle it opens is {@link Mirrored}. */
+  private final class MirroredPort implements DistributedLeasePort {
+    @Override
+    public AcquireOutcome tryAcquire(LeaseRequest request) {
+      int attempt = world.attempts.indexOf(request.attempt());
+      String op = world.model.sent(attempt) ? "replay" : "tryAcquire";
+      world.acquire(op, attempt, request.leaseTtl().toMillis(), request.waitTimeout().toMillis(),
+          () -> world.port.tryAcquire(request));
+      AcquireOutcome out = checked(AcquireOutcome.class);
+      if (out instanceof AcquireOutcome.Acquired a) {
+        return new AcquireOutcome.Acquired(new Mirrored(world.handles.id(a.handle())));
+      }
+      if (out instanceof AcquireOutcome.ReplayedSameOperation r) {
+        return new AcquireOutcome.ReplayedSameOperation(new Mirrored(world.handles.id(r.handle())));
+      }
+      return out;
+    }
+
+    @Override
+    public LeaseAttempt newAttempt(String operationId) {
+      return world.port.newAttempt(operationId);
+    }
+
+    @Override
+    public InspectOutcome inspect(LeaseInspection inspection) {
+      return world.port.inspect(inspection);
+    }
+
+    @Override
+    public LeaseGuarantee guarantee() {
+      return world.port.guarantee();
+    }
+  }
+}
