@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
-# Hand-written semantic mutants of the Lua scripts, scored against the fast property suite.
+# Hand-written semantic mutants of the Lua scripts and of the Java client, scored against the
+# fast property suite.
 #
 # PIT mutates bytecode only; the lease logic that runs on the server is in
 # impl/src/main/resources/dev/leasehold/redis/*.lua, which the simulated Redis of the property
-# suite runs through LuaJ. This script applies one edit at a time to a copy of the source tree,
+# suite runs through LuaJ. PIT's operators are small (a negated condition, a removed call); the
+# Java mutants here are the realistic bugs issue 13 names (a budget measured from the reply, a
+# renew that revives a LOST handle, ...). This script applies one edit at a time to a copy of the source tree,
 # runs SimulatedLeasePropertiesUnitTests, ReplayChainUnitTests and ConcurrentChainsUnitTests
 # there, and records killed (a test failed) or survived (all passed). The working tree is never
 # edited: every change happens in a temporary copy, removed on exit, Ctrl-C or failure.
 #
 # Usage (from anywhere in the repository):
-#   model-tests/mutants/lua-mutants.sh              all mutants
-#   ONLY=release-no-owner-check,acquire-no-expiry model-tests/mutants/lua-mutants.sh
-#   MVN="flock /tmp/some.lock mvn" model-tests/mutants/lua-mutants.sh   (serialise with other builds)
-# Report: model-tests/target/lua-mutants/report.md (and one Maven log per run beside it).
+#   model-tests/mutants/semantic-mutants.sh              all mutants
+#   ONLY=release-no-owner-check,acquire-no-expiry model-tests/mutants/semantic-mutants.sh
+#   MVN="flock /tmp/some.lock mvn" model-tests/mutants/semantic-mutants.sh   (serialise with other builds)
+# A mutant's file is a script name (under impl's resources) or a path from the repository root.
+# Report: model-tests/target/semantic-mutants/report.md (and one Maven log per run beside it).
 # Exit status: 0 when every run gave a verdict (survivors do not fail the script: the score is a
 # measurement), 1 when a run could not be judged (build error, stale resource) or an edit is stale.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 LUA_DIR="impl/src/main/resources/dev/leasehold/redis"
-OUT="$ROOT/model-tests/target/lua-mutants"
+OUT="$ROOT/model-tests/target/semantic-mutants"
 MVN="${MVN:-mvn}"
 ONLY="${ONLY:-}"
 TESTS="SimulatedLeasePropertiesUnitTests,ReplayChainUnitTests,ConcurrentChainsUnitTests"
+# A script name, or a path from the repository root for the Java mutants.
+path_of() { if [[ "$1" == */* ]]; then echo "$1"; else echo "$LUA_DIR/$1"; fi; }
 
 # ---------------------------------------------------------------------------------------------
 # The mutants. Each: name, script file, the exact original text (must occur exactly once in
@@ -137,9 +143,36 @@ mutant inspect-pttl-plus-one inspect.lua \
   "return {1, mine, redis.call('PTTL', KEYS[1]) + 1," \
   "inspect reports 1 ms more than the server's PTTL"
 
+# The Java client: the realistic bugs issue 13 names, which the fast property suite must kill.
+H=impl/src/main/java/dev/leasehold/redis/RedisLeaseHandle.java
+mutant java-budget-from-reply "$H" \
+  "          case APPLIED -> renewed(flight, start, wallStart, ttlMs);" \
+  "          case APPLIED -> renewed(flight, now(), wallStart, ttlMs);" \
+  "a renew's new budget is measured from its reply, not from before its send"
+
+mutant java-renew-revives-lost "$H" \
+  "    Belief after = update(b -> b.state().isLive() ? granted(flight, start, wallStart, ttlMs) : b);" \
+  "    Belief after = update(b -> b.state() != LeaseState.RELEASED ? granted(flight, start, wallStart, ttlMs) : b);" \
+  "a renew reply brings back a handle whose budget ran out while the renew was in flight"
+
+mutant java-ledger-cap-removed impl/src/main/java/dev/leasehold/redis/AttemptLedger.java \
+  "      f.capMs = Math.min(f.capMs, ttlMs);" \
+  "      // no cap" \
+  "a renew in flight no longer caps the budget of the attempt's other flights (a replay's new grant)"
+
+mutant java-cadence-ignores-validity impl/src/main/java/dev/leasehold/lease/RenewCadence.java \
+  "    return Math.max(LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos(), Math.min(regular, safe));" \
+  "    return Math.max(LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos(), regular);" \
+  "the watchdog renews every ttl/3 whatever is left of the handle's validity"
+
+mutant java-withlease-completed-after-loss impl/src/main/java/dev/leasehold/lease/LeaseRunner.java \
+  "    if (atEnd != LeaseState.ACTIVE) {" \
+  "    if (false) {" \
+  "withLease returns Completed after a loss the watchdog had not seen yet"
+
 # ---------------------------------------------------------------------------------------------
 
-die() { echo "lua-mutants: $*" >&2; exit 1; }
+die() { echo "semantic-mutants: $*" >&2; exit 1; }
 
 # Reads a file whole into TEXT, trailing newlines included (a bare command substitution would
 # drop them, and the copy would differ from the original by more than the edit).
@@ -166,7 +199,7 @@ for i in "${!NAMES[@]}"; do
   n="${NAMES[$i]}"
   [[ -z "${seen[$n]:-}" ]] || die "duplicate mutant name $n"
   seen[$n]=1
-  f="$LUA_DIR/${FILES[$i]}"
+  f="$(path_of "${FILES[$i]}")"
   [[ -f "$f" ]] || die "$n: no file $f"
   slurp "$f"
   rc=0; edit_text "$TEXT" "${ORIGS[$i]}" "${REPLS[$i]}" >/dev/null || rc=$?
@@ -184,7 +217,7 @@ fi
 
 # The copy: tracked and untracked-but-not-ignored files, without build output or .git, so the
 # run sees exactly the sources of this tree.
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/lua-mutants.XXXXXX")"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/semantic-mutants.XXXXXX")"
 cleanup() { rm -rf -- "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -229,7 +262,7 @@ run_suite() {
   fi
 }
 
-echo "lua-mutants: baseline run of the unmutated scripts"
+echo "semantic-mutants: baseline run of the unmutated scripts"
 base="$(run_suite "$OUT/baseline.log")"
 [[ "$base" == survived ]] || die "the unmutated suite does not pass ($base); see $OUT/baseline.log"
 
@@ -238,15 +271,17 @@ for i in "${!NAMES[@]}"; do
   n="${NAMES[$i]}"
   selected "$n" || continue
   total=$((total + 1))
-  src="$WORK/$LUA_DIR/${FILES[$i]}"
-  pristine="$ROOT/$LUA_DIR/${FILES[$i]}"
+  src="$WORK/$(path_of "${FILES[$i]}")"
+  pristine="$ROOT/$(path_of "${FILES[$i]}")"
   slurp "$pristine"
   edit_text "$TEXT" "${ORIGS[$i]}" "${REPLS[$i]}" > "$src"
   ! cmp -s "$src" "$pristine" || die "$n: the edit changed nothing"
-  echo "lua-mutants: [$total] $n"
+  echo "semantic-mutants: [$total] $n"
   verdict="$(run_suite "$OUT/$n.log")"
   # The suite must have run the mutated script: the copied resource is what LuaJ loads.
-  cmp -s "$src" "$WORK/impl/target/classes/dev/leasehold/redis/${FILES[$i]}" || verdict="error"
+  if [[ "${FILES[$i]}" != */* ]]; then
+    cmp -s "$src" "$WORK/impl/target/classes/dev/leasehold/redis/${FILES[$i]}" || verdict="error"
+  fi
   cp -- "$pristine" "$src"
   cmp -s "$src" "$pristine" || die "$n: could not restore ${FILES[$i]} in the copy"
   status="${verdict%%$'\t'*}"
@@ -256,12 +291,12 @@ for i in "${!NAMES[@]}"; do
     survived) survived=$((survived + 1)) ;;
     *) errors=$((errors + 1)); detail="see $n.log" ;;
   esac
-  echo "lua-mutants:     $status"
+  echo "semantic-mutants:     $status"
   rows+=("| \`$n\` | ${FILES[$i]} | ${WHATS[$i]} | **$status** | $detail |")
 done
 
 {
-  echo "# Lua semantic mutants against the fast property suite"
+  echo "# Semantic mutants (Lua scripts, Java client) against the fast property suite"
   echo
   echo "Suite: $TESTS (model-tests, simulated Redis running the scripts through LuaJ)."
   echo "Source: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- "$LUA_DIR" || echo ' (scripts modified in the working tree)')."
@@ -272,5 +307,5 @@ done
   echo "| --- | --- | --- | --- | --- |"
   printf '%s\n' "${rows[@]}"
 } > "$OUT/report.md"
-echo "lua-mutants: $killed of $total killed, $survived survived, $errors not judged; $OUT/report.md"
+echo "semantic-mutants: $killed of $total killed, $survived survived, $errors not judged; $OUT/report.md"
 [[ $errors -eq 0 ]]
