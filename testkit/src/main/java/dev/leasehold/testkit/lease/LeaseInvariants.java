@@ -101,34 +101,6 @@ public final class LeaseInvariants {
   }
 
   /**
-   * RenewsBeforeExpiry (the watchdog, not in the spec): the next renewal is planned {@code dueNanos}
-   * from now, before the {@code remainingNanos} of validity run out, whenever there is time for one
-   * at the watchdog's shortest interval.
-   */
-  public static void renewsBeforeExpiry(long dueNanos, long remainingNanos, long minIntervalNanos) {
-    require(remainingNanos <= minIntervalNanos || dueNanos < remainingNanos, "RenewsBeforeExpiry",
-        () -> "the watchdog plans its next renewal in " + ms(dueNanos) + " but the lease is valid for only "
-            + ms(remainingNanos));
-  }
-
-  /** LossIsReal (the watchdog): it reports a loss only when the lease is no longer ACTIVE. */
-  public static void lossIsReal(LeaseState reported, LeaseState twin) {
-    require(reported != LeaseState.ACTIVE && twin != LeaseState.ACTIVE, "LossIsReal",
-        () -> "the watchdog reported " + reported + " while the lease is " + twin);
-  }
-
-  /**
-   * WorkResultAgreement (LeaseRunner.withLease): {@code Completed} only if the lease was ACTIVE when
-   * the work ended and no loss was reported; {@code LeaseLostDuringWork} only if it was not, or one was.
-   */
-  public static void workResultAgreement(String result, LeaseState atEnd, boolean lossReported) {
-    boolean held = atEnd == LeaseState.ACTIVE && !lossReported;
-    require(!(result.equals("Completed") && !held) && !(result.equals("LeaseLostDuringWork") && held),
-        "WorkResultAgreement", () -> "withLease returned " + result + " but the lease was " + atEnd
-            + " when the work ended" + (lossReported ? " and a loss was reported" : ""));
-  }
-
-  /**
    * FencedEffects: the store's last accepted write comes from the newest grant that ever wrote to
    * it ({@code storeMax}, counting the last write too). Grants are numbered in the order they were
    * granted. It breaks exactly when a store accepts an older grant's write after a newer one's: in
@@ -283,7 +255,7 @@ public final class LeaseInvariants {
   }
 
   /** Fails {@code property} unless {@code ok}; the message is only built for a failure. */
-  private static void require(boolean ok, String property, Supplier<String> message) {
+  static void require(boolean ok, String property, Supplier<String> message) {
     if (!ok) {
       throw new PropertyViolation(property, message.get());
     }

@@ -264,6 +264,9 @@ public final class LeaseWorld implements AutoCloseable {
     recorder.record(after);
     inFlight.rethrow();
     oracle.check(e, after, store, model);
+    for (LeaseHandle h : handles) {
+      CallerInvariants.guaranteeAsStated(h.guarantee(), port.guarantee(), h.fencingToken().isPresent());
+    }
     event = null;
   }
 

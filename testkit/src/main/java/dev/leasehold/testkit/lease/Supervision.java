@@ -106,7 +106,7 @@ final class Supervision implements AutoCloseable {
       return "done";
     });
     String name = result.getClass().getSimpleName();
-    guard(() -> LeaseInvariants.workResultAgreement(name, atEnd[0], lossReported));
+    guard(() -> CallerInvariants.workResultAgreement(name, atEnd[0], lossReported));
     return name;
   }
 
@@ -117,13 +117,13 @@ final class Supervision implements AutoCloseable {
     }
     long due = scheduler.nextDue() - world.clock.clientNanos();
     long remaining = world.model.remaining(watched);
-    guard(() -> LeaseInvariants.renewsBeforeExpiry(due, remaining, LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos()));
+    guard(() -> CallerInvariants.renewsBeforeExpiry(due, remaining, LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos()));
   }
 
   private void lost(LeaseWatchdog.LeaseLoss loss) {
     lossReported = true;
     LeaseState twin = world.model.state(watched);
-    guard(() -> LeaseInvariants.lossIsReal(loss.state(), twin));
+    guard(() -> CallerInvariants.lossIsReal(loss.state(), twin));
   }
 
   /**
