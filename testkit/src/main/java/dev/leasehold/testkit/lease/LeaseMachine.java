@@ -250,7 +250,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
           w.faults.restart();
           return "ok";
         }));
-    Param schedule = new Param("schedule", 0, Interleaving.SCHEDULES);
+    Param schedule = new Param("schedule", 0, Interleaving.RUNS);
     // The handle counts back from the newest (a live one, mostly), which the races need.
     list.add(new Action(CONCURRENT.get(0), 8, List.of(handle, ttlMs, new Param("replayTtlMs", 1, 400), schedule),
         (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
