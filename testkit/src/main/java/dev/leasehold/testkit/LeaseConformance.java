@@ -34,7 +34,7 @@ import java.util.Optional;
  * <p>A builder is not threadsafe; {@link #run()} may be called again and starts afresh.
  */
 public final class LeaseConformance {
-  /** The system property that fixes the run seed; unset, each run draws one and prints it. */
+  /** The system property that fixes the run seed; unset (or {@code random}), each run draws one and prints it. */
   public static final String SEED_PROPERTY = "leasehold.conformance.seed";
   public static final int DEFAULT_CHAINS = 500;
   public static final int DEFAULT_MAX_LENGTH = 50;
@@ -212,7 +212,7 @@ public final class LeaseConformance {
 
   private static long seedFromEnvironment() {
     String s = System.getProperty(SEED_PROPERTY);
-    return s == null || s.isBlank() ? System.nanoTime() : Long.parseLong(s.trim());
+    return s == null || s.isBlank() || s.trim().equals("random") ? System.nanoTime() : Long.parseLong(s.trim());
   }
 
   private void write(String file, String text) {
