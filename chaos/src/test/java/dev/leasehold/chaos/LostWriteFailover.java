@@ -96,22 +96,7 @@ final class LostWriteFailover {
       LeaseHandle handleB = b.acquire("B.a1", request(actorB, "B.a1", plan));
       h.note("after B: " + Resp.info(cluster.replica.port(), "replication", "slave0")
           + " slave1=" + Resp.info(cluster.replica.port(), "replication", "slave1"));
-      assertNotNull(handleB, "B was not granted the lease after the failover");
-      b.observe("B.a1", handleB);
-      b.effect("B.a1", handleB);
-      // Let the sampler see B holding the lease on the new primary while A still believes it holds it.
-      StandaloneChaosTest.sleep(300);
-
-      // A still believes it holds the lease (10 s TTL): its late write with its token.
-      LeaseState stateA = a.worker().observe("A.a1", handleA);
-      h.note("A's handle is " + stateA + " after the failover");
-      if (stateA == LeaseState.ACTIVE) {
-        a.worker().effect("A.a1", handleA);
-      }
-      b.release("B.a1", handleB);
-      a.worker().release("A.a1", handleA);
-
-      row = row(config, h, handleA, handleB);
+      row = bothWrite(config, h, a, handleA, b, handleB);
     } finally {
       for (AutoCloseable c : closeables) {
         try {
@@ -137,6 +122,27 @@ final class LostWriteFailover {
   }
 
   /** A's late writes (the second of each store), as the table shows them. */
+  /**
+   * The end every lost-write scenario shares: B, granted on the new primary, writes; A, which may
+   * still believe it holds the lease (10 s TTL), writes late with its token if its handle says
+   * ACTIVE; both release. Returns the scenario's row.
+   */
+  static Row bothWrite(String config, History h, Actor a, LeaseHandle handleA, Worker b, LeaseHandle handleB) {
+    assertNotNull(handleB, "B was not granted the lease after the failover");
+    b.observe("B.a1", handleB);
+    b.effect("B.a1", handleB);
+    // Let the sampler see B holding the lease on the new primary while A still believes it holds it.
+    StandaloneChaosTest.sleep(300);
+    LeaseState stateA = a.worker().observe("A.a1", handleA);
+    h.note("A's handle is " + stateA + " after the failover");
+    if (stateA == LeaseState.ACTIVE) {
+      a.worker().effect("A.a1", handleA);
+    }
+    b.release("B.a1", handleB);
+    a.worker().release("A.a1", handleA);
+    return row(config, h, handleA, handleB);
+  }
+
   static Row row(String config, History h, LeaseHandle handleA, LeaseHandle handleB) {
     List<History.Effect> late = h.of(History.Effect.class).stream()
         .filter(e -> e.grant().equals("A.a1")).toList();

@@ -34,6 +34,7 @@ class ConformanceExampleIntegrationTests {
     LeaseConformance.of(PortFactory.FIXED)
         .name("my-port-real")
         .againstRedis(REDIS.uri())                 // or RedisURI.create(System.getenv("REDIS_URL"))
+        .waitLoop(false)                          // real time: see the limits in README.md
         .chains(30, 20)
         .assertConforms();
   }
