@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * is replayed on every build. A chain a failing run saved is replayed on request:
  * {@code mvn -o -pl model-tests verify -Dtest=ReplayChainUnitTests
  * -Dmodel.replay=target/model-failures/sim-wait-loop.chain} (add {@code -Dmodel.replayRestarts=true}
- * for a chain from a restart run).
+ * for a chain from a restart run, {@code -Dmodel.replayExternalWrites=true} for one with outside writes).
  */
 class ReplayChainUnitTests {
   static Stream<Path> regressionChains() throws IOException, URISyntaxException {
@@ -39,7 +39,8 @@ class ReplayChainUnitTests {
   @MethodSource("regressionChains")
   void aChainThatOnceFoundABugPasses(Path chain) throws IOException {
     // A chain with a restart replays with restarts on (and the invariants a restart breaks waived).
-    PropertyRunner.ChainResult r = replay(chain, Files.readString(chain).contains("\nrestart("));
+    String text = Files.readString(chain);
+    PropertyRunner.ChainResult r = replay(chain, text.contains("\nrestart("), text.contains("\nexternal"));
     assertFalse(r.failed(), () -> r.violation().getMessage() + " after " + r.executed());
     assertEquals(ChainSize.of(chain), r.executed().size(), "every step of the chain ran");
   }
@@ -47,14 +48,18 @@ class ReplayChainUnitTests {
   @Test
   @EnabledIfSystemProperty(named = "model.replay", matches = ".+")
   void theSavedChainNoLongerFails() {
-    PropertyRunner.ChainResult r = replay(ModelSettings.replayFile(), Boolean.getBoolean("model.replayRestarts"));
+    PropertyRunner.ChainResult r = replay(ModelSettings.replayFile(), Boolean.getBoolean("model.replayRestarts"),
+        Boolean.getBoolean("model.replayExternalWrites"));
     assertFalse(r.failed(), () -> r.violation().getMessage() + " after " + r.executed());
   }
 
-  private static PropertyRunner.ChainResult replay(Path chain, boolean restarts) {
+  private static PropertyRunner.ChainResult replay(Path chain, boolean restarts, boolean externalWrites) {
     WorldConfig config = WorldConfig.simulated(PortFactory.FIXED).withConcurrentSteps();
     if (restarts) {
       config = config.withRestarts();
+    }
+    if (externalWrites) {
+      config = config.withExternalWrites();
     }
     return new PropertyRunner<>(new LeaseMachine(config)).replay(chain);
   }
