@@ -77,12 +77,7 @@ class ClusterFailoverChaosTest {
         Duration.ofMillis(200), Duration.ofMillis(20), true);
     ChaosRun.Result r = ChaosRun.run(setup, resource, h -> {
       StandaloneChaosTest.sleep(2000);
-      long start = h.now();
-      primary.kill();
-      cluster.awaitPrimary(slot, replica, Duration.ofSeconds(20));
-      serving.set(replica.port());
-      h.fault(start, "kill9-primary+failover", "kill -9 of primary " + primary.port() + "; replica " + replica.port()
-          + " promoted by the cluster");
+      killPrimary(h, slot, primary, replica, serving);
     });
     cluster.rejoinAsReplica(primary);
     Checker.Counts c = r.counts();
@@ -90,6 +85,16 @@ class ClusterFailoverChaosTest {
     assertEquals(0, c.duplicateTokens(), "CLOCK_FLOOR issued a token twice: " + c.findings());
     assertTrue(SentinelFailoverChaosTest.grantsOn(r.history(), replica.port()) > 0,
         "no lease was granted by the promoted replica");
+  }
+
+  /** kill -9 of {@code slot}'s primary; once the cluster has promoted its replica, the workers are sent there. */
+  static void killPrimary(History h, int slot, RedisProcess primary, RedisProcess replica, AtomicInteger serving) {
+    long start = h.now();
+    primary.kill();
+    cluster.awaitPrimary(slot, replica, Duration.ofSeconds(20));
+    serving.set(replica.port());
+    h.fault(start, "kill9-primary+failover", "kill -9 of primary " + primary.port() + "; replica " + replica.port()
+        + " promoted by the cluster");
   }
 
   static List<SentinelFailoverChaosTest.Loss> losses() {
@@ -153,12 +158,7 @@ class ClusterFailoverChaosTest {
       a.worker().effect("A.a1", handleA);
       h.fault(cut, "cut-replication", "replication cut: A's grant and counter reach the primary only");
 
-      long crash = h.now();
-      primary.kill();
-      cluster.awaitPrimary(slot, replica, Duration.ofSeconds(20));
-      serving.set(replica.port());
-      h.fault(crash, "kill9-primary+failover", "kill -9 of primary " + primary.port() + "; replica " + replica.port()
-          + " promoted by the cluster");
+      killPrimary(h, slot, primary, replica, serving);
       cluster.rejoinAsReplica(primary);
       cluster.awaitReplicaAcks(replica, keys);
       h.note("the old primary rejoined, empty, as the new primary's replica, and acknowledges writes");

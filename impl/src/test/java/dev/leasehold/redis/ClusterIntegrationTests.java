@@ -36,7 +36,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -80,16 +79,6 @@ class ClusterIntegrationTests {
 
   static int slot(RedisLeases leases, String digest) {
     return SlotHash.getSlot(leases.keys(PURPOSE, digest).lease());
-  }
-
-  static void await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
-    long end = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - end > 0) {
-        throw new AssertionError("condition not met within " + timeout);
-      }
-      Thread.sleep(10);
-    }
   }
 
   static LeaseHandle acquired(RedisLeases leases, String digest, Duration ttl, LeaseAttempt attempt) {
@@ -171,7 +160,8 @@ class ClusterIntegrationTests {
             new LeaseRequest(PURPOSE, digest, Duration.ofSeconds(20), Duration.ofSeconds(5), attempt))));
       }
       ReleaseSignals signals = waiters.releaseSignals().orElseThrow();
-      await(() -> signals.activeChannels() == 3 && subscribers(waiters, digests) == 3, Duration.ofSeconds(5));
+      RedisLeasesIntegrationTests.await(() -> signals.activeChannels() == 3 && subscribers(waiters, digests) == 3,
+          Duration.ofSeconds(5));
       // The subscriptions live on the waiters' one pub/sub node; the releases run on the slots' primaries.
       long crossing = digests.stream().filter(d -> subscribersOn(cluster().primaryOf(slot(holders, d)), waiters, d) == 0)
           .count();
@@ -380,7 +370,7 @@ class ClusterIntegrationTests {
         LeaseAttempt waiter = leases.newAttempt("waiter");
         Future<AcquireOutcome> waiting = pool.submit(() -> leases.port().tryAcquire(
             new LeaseRequest(PURPOSE, digest, Duration.ofSeconds(20), Duration.ofSeconds(5), waiter)));
-        await(() -> subscribers(leases, List.of(digest)) == 1, Duration.ofSeconds(5));
+        RedisLeasesIntegrationTests.await(() -> subscribers(leases, List.of(digest)) == 1, Duration.ofSeconds(5));
         assertInstanceOf(ReleaseOutcome.Released.class, holder.release());
         assertInstanceOf(ReleaseOutcome.Released.class, assertInstanceOf(AcquireOutcome.Acquired.class,
             waiting.get(10, TimeUnit.SECONDS)).handle().release());
