@@ -23,9 +23,20 @@
 (* The recorded chains are single-threaded: Lane has one thread, and every *)
 (* event names the attempt alone.                                          *)
 (*                                                                         *)
+(* The wait loop of tryAcquire (RedisLeaseAdapter), which Lease.tla leaves *)
+(* out, is its tries: each a TryAcquire or Replay of the same attempt, the *)
+(* pauses between them Tick steps.  A try the loop retried is delivered    *)
+(* with out = "retry": the spec's result must be one the loop retries.     *)
+(* The last try gives the call's outcome, by the loop's honest rule when   *)
+(* an earlier try was ambiguous (e.amb): Unavailable and Overloaded become *)
+(* Indeterminate, since the earlier try may have been applied.             *)
+(*                                                                         *)
 (* Time: one tick is one simulated 10 ms, and Drift is 1 tick.  Tokens are *)
-(* checked exactly, so traces use FenceMode.COUNTER (Durability "Plain")   *)
-(* and Faults includes "Pause" (TrackTokens).                              *)
+(* checked exactly (Faults includes "Pause", so TrackTokens): COUNTER      *)
+(* against Durability "Plain", CLOCK_FLOOR against "ClockFloor" (the trace *)
+(* shifts the Java tokens, see SpecTrace.of), and an adapter with replica  *)
+(* acknowledgement against "ReplicaAck": its WAIT, answered, is a          *)
+(* "replicate" event between the script's Apply and the reply's Deliver.  *)
 (***************************************************************************)
 EXTENDS Lease, Sequences, TLC
 
@@ -39,6 +50,17 @@ traceVars == <<vars, j, i>>   \* All variables: Lease.tla's and the trace positi
 
 ASSUME Cardinality(Lane) = 1
 L == CHOOSE l \in Lane : TRUE   \* The one thread of a recorded chain.
+
+(* The outcomes after which the wait loop tries again.                    *)
+RetryOutcomes == {"Contended", "Unavailable", "Overloaded", "Indeterminate"}
+
+(* The wait loop's honest rule: after an ambiguous try, a later try that   *)
+(* certainly did not apply does not make the whole call certain.           *)
+Honest(r, amb) == IF amb /\ r \in {"Unavailable", "Overloaded"} THEN "Indeterminate" ELSE r
+
+(* A try's outcome against the spec's result r: any retried one for a try  *)
+(* the loop retried, else r by the honest rule.                            *)
+OutcomeAgrees(e, r) == IF e.out = "retry" THEN r \in RetryOutcomes ELSE e.out = Honest(r, e.amb)
 
 (* Event e.holder names an attempt, or is 0 for "the key is absent".       *)
 HolderIs(h) == IF h = 0 THEN srv.holder = None ELSE srv.holder = h
@@ -92,13 +114,15 @@ EventStep(e) ==
                              /\ \/ e.out = "Indeterminate"
                                 \/ e.out = "Lost" /\ Observed(e.a)' = "LOST"
       [] e.op = "deliver" -> /\ call[e.a][L].phase \in {"replied", "refused"}
-                             /\ ResultOf(e.a, L) = e.out
+                             /\ OutcomeAgrees(e, ResultOf(e.a, L))
                              /\ e.oexp >= 0 => ObservedExpiry(e.a, L) = e.oexp
                              /\ Deliver(e.a, L)
       [] e.op = "late"    -> LET m == [a |-> e.a, kind |-> e.kind, ttl |-> e.t] IN
                              m \in delayed /\ ApplyLate(m)
       [] e.op = "tick"    -> Tick(e.d)
       [] e.op = "restart" -> Restart
+      [] e.op = "replicate" -> \* WAIT answered: the replica has the primary's state (maybe already)
+                             Replicate \/ (replica = srv /\ UNCHANGED vars)
       [] e.op = "state"   -> /\ State(e.a) \/ (~ENABLED State(e.a) /\ UNCHANGED vars)
                              /\ Observed(e.a)' = e.out
       [] e.op = "effect"  -> IF e.out = "accepted"
@@ -109,7 +133,7 @@ EventStep(e) ==
                              ELSE UNCHANGED vars /\ ~(hs[e.a] # "NONE" /\ tok[e.a] >= storeHigh)
       [] e.op = "local"   -> UNCHANGED vars /\ LocalAgrees(e)
       [] e.op = "notsent" -> \* the connection was known down: a call the spec would send
-                             UNCHANGED vars /\ e.out = "Unavailable" /\ ENABLED SendStep(e)
+                             UNCHANGED vars /\ OutcomeAgrees(e, "Unavailable") /\ ENABLED SendStep(e)
       [] e.op = "inspect" -> UNCHANGED vars /\ InspectAgrees(e)
       [] e.op = "obs"     -> UNCHANGED vars /\ ObsAgrees(e)
 

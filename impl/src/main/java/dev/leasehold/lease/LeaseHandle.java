@@ -31,14 +31,17 @@ public interface LeaseHandle extends AutoCloseable {
 
   /**
    * Extends (or shortens) the server lease to {@code ttl}. Sends nothing from {@code LOST} or
-   * {@code RELEASED}.
+   * {@code RELEASED}, nor on an interrupted thread ({@code Unavailable}, the interrupt flag still set).
    *
    * @throws IllegalArgumentException before any I/O, if {@code ttl} is null or too long, or the
    *     whole milliseconds sent are not above the drift budget
    */
   RenewOutcome renew(Duration ttl);
 
-  /** Deletes the server lease if this attempt still holds it. Sends nothing from {@code LOST} or {@code RELEASED}. */
+  /**
+   * Deletes the server lease if this attempt still holds it. Sends nothing from {@code LOST} or
+   * {@code RELEASED}. Not interruptible: a cancelled worker still gives its lease back.
+   */
   ReleaseOutcome release();
 
   /** {@code FENCED} only when this handle carries a fencing token the effect store can check. */

@@ -48,7 +48,11 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     this.config = config;
   }
 
-  /** Starts a configuration over {@code gateway}. */
+  /**
+   * Starts a configuration over {@code gateway}.
+   *
+   * @throws IllegalArgumentException at once if {@code gateway} is null
+   */
   public static RedisLeaseConfig.Builder builder(LeaseGateway gateway) {
     return new RedisLeaseConfig.Builder(gateway);
   }

@@ -3,7 +3,6 @@ package dev.leasehold.redis;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
@@ -145,7 +144,8 @@ public record RedisLeaseConfig(
     private Sleeper sleeper = (keys, duration) -> Thread.sleep(duration.toMillis(), duration.toNanosPart() % 1_000_000);
 
     Builder(LeaseGateway gateway) {
-      this.gateway = Objects.requireNonNull(gateway, "gateway");
+      require(gateway != null, "gateway must not be null");
+      this.gateway = gateway;
     }
 
     /** See {@link #DEFAULT_NAMESPACE}. @return {@code this} */

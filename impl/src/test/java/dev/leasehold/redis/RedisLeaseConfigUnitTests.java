@@ -38,7 +38,7 @@ class RedisLeaseConfigUnitTests {
 
   @Test
   void builderRequiresAGateway() {
-    assertThrows(NullPointerException.class, () -> RedisLeaseAdapter.builder(null));
+    assertThrows(IllegalArgumentException.class, () -> RedisLeaseAdapter.builder(null));
   }
 
   @Test

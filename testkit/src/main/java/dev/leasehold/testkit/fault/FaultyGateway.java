@@ -13,6 +13,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -26,8 +27,11 @@ public final class FaultyGateway implements LeaseGateway {
   /** A request the client gave up on that has not reached the server yet. */
   public record Delayed(String kind, String ownership, long ttlMillis, Runnable apply) {}
 
-  /** One call the adapter made, and the fault it met (null: none); what trace validation reads. */
-  public record Call(String kind, long ttlMillis, Fault fault) {}
+  /**
+   * One call the adapter made, the fault it met (null: none) and the chain's server time at its
+   * send ({@link #stampCallsWith}); what trace validation reads.
+   */
+  public record Call(String kind, long ttlMillis, Fault fault, long sentAt) {}
 
   private final LeaseGateway delegate;
   private final Deque<Fault.Armed> armed = new ArrayDeque<>();
@@ -37,6 +41,8 @@ public final class FaultyGateway implements LeaseGateway {
   private volatile LongConsumer passTime = nanos -> {
     throw new IllegalStateException("a slow reply needs the chain's clock: call passTimeWith first");
   };
+
+  private volatile LongSupplier stamp = () -> 0;
 
   public FaultyGateway(LeaseGateway delegate) {
     this.delegate = delegate;
@@ -54,6 +60,11 @@ public final class FaultyGateway implements LeaseGateway {
   /** How a {@link Fault#SLOW_REPLY} lets time pass between the server's step and the reply. */
   public void passTimeWith(LongConsumer clock) {
     this.passTime = clock;
+  }
+
+  /** Where each {@link Call}'s {@code sentAt} comes from (the chain's server clock); 0 until set. */
+  public void stampCallsWith(LongSupplier clock) {
+    this.stamp = clock;
   }
 
   public void arm(Fault fault) {
@@ -99,7 +110,7 @@ public final class FaultyGateway implements LeaseGateway {
 
   private synchronized Fault.Armed next(String kind, long ttl) {
     Fault.Armed fault = armed.pollFirst();
-    calls.add(new Call(kind, ttl, fault == null ? null : fault.fault()));
+    calls.add(new Call(kind, ttl, fault == null ? null : fault.fault(), stamp.getAsLong()));
     return fault;
   }
 

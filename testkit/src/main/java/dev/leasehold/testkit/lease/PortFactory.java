@@ -19,12 +19,21 @@ public interface PortFactory {
       SecureRandom random, RedisLeaseConfig.Sleeper sleeper);
 
   /** The implementation in impl/. */
-  PortFactory FIXED = (gateway, clock, drift, mode, random, sleeper) -> RedisLeaseAdapter.builder(gateway)
-      .driftBudget(drift)
-      .fenceMode(mode)
-      .monotonicNanos(clock.monotonic())
-      .wallClock(clock.wall())
-      .random(random)
-      .sleeper(sleeper)
-      .build();
+  PortFactory FIXED = replicaAck(0);
+
+  /**
+   * The implementation in impl/, asking {@code replicas} replicas to acknowledge each grant (WAIT,
+   * 100 ms); 0 asks for none.
+   */
+  static PortFactory replicaAck(int replicas) {
+    return (gateway, clock, drift, mode, random, sleeper) -> RedisLeaseAdapter.builder(gateway)
+        .driftBudget(drift)
+        .fenceMode(mode)
+        .replicaAck(replicas, Duration.ofMillis(100))
+        .monotonicNanos(clock.monotonic())
+        .wallClock(clock.wall())
+        .random(random)
+        .sleeper(sleeper)
+        .build();
+  }
 }

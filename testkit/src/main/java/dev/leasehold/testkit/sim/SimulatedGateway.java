@@ -18,8 +18,8 @@ import java.util.Map;
  * {@code LettuceLeaseGateway} sends to and reads from a Redis 7 server: the KEYS and ARGV of
  * {@link ScriptCalls}, {@code EVALSHA} (INSPECT with {@code EVALSHA_RO}) of the script text with
  * its {@code #!lua} line, on {@code NOSCRIPT} one {@code SCRIPT LOAD} and a second try, the reply
- * shaped as lettuce's MULTI or INTEGER output and decoded by {@link ScriptCalls}. There are no
- * replicas, so WAIT answers 0.
+ * shaped as lettuce's MULTI or INTEGER output and decoded by {@link ScriptCalls}; WAIT answers the
+ * server's replica count ({@link SimulatedRedis#replicas(int)}, 0 unless set).
  *
  * <p>This class is threadsafe.
  */
@@ -72,7 +72,11 @@ public final class SimulatedGateway implements LeaseGateway {
 
   @Override
   public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
-    return 0;
+    try {
+      return (Long) redis.call("WAIT", Integer.toString(replicas), Long.toString(timeout.toMillis()));
+    } catch (RedisError e) {
+      throw ScriptCalls.serverError(e.getMessage());
+    }
   }
 
   @Override

@@ -40,6 +40,10 @@ public final class SimulatedRedis {
   private final List<Long> grantLog = new ArrayList<>();
   private long scriptLoads;
   private long restarts;
+  /** Replicas that acknowledge every write at once (a simulated server has no replication lag). */
+  private int replicas;
+  /** WAIT commands so far. */
+  private long waits;
 
   public SimulatedRedis(LeaseClock clock) {
     this.clock = clock;
@@ -63,7 +67,7 @@ public final class SimulatedRedis {
 
   /**
    * One command as a client sends it ({@code "SET", "k", "v", "PX", "100"}). Besides the keyspace's
-   * commands: {@code EVAL}, {@code EVALSHA}, {@code EVALSHA_RO}, {@code SCRIPT LOAD|FLUSH|EXISTS}.
+   * commands: {@code EVAL}, {@code EVALSHA}, {@code EVALSHA_RO}, {@code SCRIPT LOAD|FLUSH|EXISTS}, {@code WAIT}.
    *
    * @return the reply: Long, String (bulk), {@link StatusReply}, null (nil) or a List of these
    * @throws RedisError for an error reply
@@ -106,6 +110,18 @@ public final class SimulatedRedis {
         }
         throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + sub.toLowerCase(Locale.ROOT)
             + "'. Try SCRIPT HELP.");
+      }
+      case "WAIT" -> {
+        if (args.size() != 3) {
+          throw RedisError.wrongArity(name);
+        }
+        RedisError.parseInteger(args.get(1));
+        if (RedisError.parseInteger(args.get(2)) < 0) {
+          throw new RedisError("ERR timeout is negative");
+        }
+        waits++;
+        // Every replica has the write already, so WAIT answers at once with all of them.
+        return (long) replicas;
       }
       default -> {
         return keyspace.execute(args);
@@ -165,6 +181,23 @@ public final class SimulatedRedis {
   /** SCRIPT FLUSH: Redis drops the cache and starts a new Lua state. */
   public synchronized void flushScripts() {
     lua = newLua();
+  }
+
+  /** How many replicas acknowledge from now on (0 by default, as a server without replicas). */
+  public synchronized void replicas(int count) {
+    if (count < 0) {
+      throw new IllegalArgumentException("replicas must be >= 0 but was " + count);
+    }
+    replicas = count;
+  }
+
+  public synchronized int replicas() {
+    return replicas;
+  }
+
+  /** WAITs so far. */
+  public synchronized long waits() {
+    return waits;
   }
 
   public synchronized List<Long> grantLog() {

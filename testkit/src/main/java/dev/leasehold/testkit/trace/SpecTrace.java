@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
  * state after it. Attempt {@code i} of the chain is attempt {@code i + 1} in the spec.
  *
  * <p>Only a chain that conforms to the spec can be written (WorldConfig.conformingToSpec: whole
- * ticks, no wait loop, one handle per attempt, a restart taking one tick); anything else is an
- * IllegalArgumentException naming the step.
+ * ticks, wait-loop pauses ending on a tick, one handle per attempt, a restart taking one tick);
+ * anything else is an IllegalArgumentException naming the step.
  *
  * <p>This class is not threadsafe; each instance writes one trace.
  */
@@ -31,21 +31,43 @@ public final class SpecTrace {
 
   private final long tickNanos;
   private final int attempts;
+  private final long tokenZero;
+  private final long originTicks;
+  private final boolean replicated;
   private final List<Event> events = new ArrayList<>();
   private long nowTicks;
   private long specLagTicks;
 
-  private SpecTrace(long tickNanos, int attempts) {
+  private SpecTrace(long tickNanos, int attempts, long tokenZero, long originTicks, boolean replicated) {
     this.tickNanos = tickNanos;
     this.attempts = attempts;
+    this.tokenZero = tokenZero;
+    this.originTicks = originTicks;
+    this.replicated = replicated;
   }
 
   /**
    * @param tickNanos one spec tick on the chain's clocks
    * @param attempts the size of the spec's Attempt set (at least the chain's attempts)
+   * @param tokenZero the chain's token that the spec's token 0 stands for, subtracted from every
+   *     token and fencing counter written: 0 for FenceMode.COUNTER; for CLOCK_FLOOR the server
+   *     clock's microseconds at chain time 0, so that the Java floor (server microseconds) is the
+   *     spec's {@code now * TokensPerTick} with TokensPerTick one tick in microseconds
+   * @param originTicks the spec's clock when the chain starts: the trace opens with that many Tick
+   *     steps. CLOCK_FLOOR needs 1: the spec's floor at {@code now = 0} is 0 (the first token is 1),
+   *     while a server's clock is never 0, so chain time t is spec time t + 1 tick and the floor
+   *     of the chain's first tick is the spec's {@code 1 * TokensPerTick} (tokenZero one tick earlier)
+   * @param replicated whether a replica acknowledged every grant and replay before its reply (an
+   *     adapter with replicaAck on a simulated server with enough replicas): the spec's Replicate
+   *     comes between its Apply and Deliver (Durability "ReplicaAck")
    */
-  public static List<Event> of(List<TraceStep> steps, long tickNanos, int attempts) {
-    SpecTrace t = new SpecTrace(tickNanos, attempts);
+  public static List<Event> of(List<TraceStep> steps, long tickNanos, int attempts, long tokenZero,
+      long originTicks, boolean replicated) {
+    SpecTrace t = new SpecTrace(tickNanos, attempts, tokenZero, originTicks, replicated);
+    for (long k = 0; k < originTicks && !steps.isEmpty(); k++) {
+      t.nowTicks++;
+      t.add(steps.get(0), "tick", "d", 0);
+    }
     for (TraceStep s : steps) {
       t.step(s);
     }
@@ -81,7 +103,10 @@ public final class SpecTrace {
 
   /** The server ticks; the spec's client clock falls behind (Tick(1)) until its lag is the chain's. */
   private void ticks(TraceStep s) {
-    long target = ticks(s, s.after().trueNow());
+    ticksTo(s, at(s, s.after().trueNow()));
+  }
+
+  private void ticksTo(TraceStep s, long target) {
     long lag = ticks(s, s.after().lag());
     while (nowTicks < target) {
       int d = specLagTicks < lag ? 1 : 0;
@@ -91,38 +116,62 @@ public final class SpecTrace {
     }
   }
 
+  /**
+   * A call: its sends, in order. A tryAcquire with a wait may send several (the wait loop): the
+   * pauses between them are Tick steps up to the next send, every try but the last must end in an
+   * outcome the loop retries ("retry"), and the last one gives the call's outcome, judged with the
+   * loop's honest rule when an earlier try was ambiguous ({@code amb}). Time after the last try
+   * (a pause that used up the wait) is Tick steps too.
+   */
   private void call(TraceStep s, String kind) {
     int a = s.attempt() + 1;
-    String out = str(s.outcome().variant());
     if (s.calls().isEmpty()) {
-      add(s, "local", "a", a, "kind", str(kind), "t", ticks(s, s.ttlMs() * 1_000_000L), "out", out);
+      add(s, "local", "a", a, "kind", str(kind), "t", ticks(s, s.ttlMs() * 1_000_000L), "out",
+          str(s.outcome().variant()));
       return;
     }
-    if (s.calls().size() > 1) {
-      throw new IllegalArgumentException("step " + s.step() + " made " + s.calls().size() + " calls (a wait loop?)");
+    if (s.calls().size() > 1 && !kind.equals("acquire")) {
+      throw new IllegalArgumentException("step " + s.step() + " made " + s.calls().size() + " " + kind + " calls");
     }
-    FaultyGateway.Call c = s.calls().get(0);
+    boolean ambiguous = false;
+    for (int k = 0; k < s.calls().size(); k++) {
+      FaultyGateway.Call c = s.calls().get(k);
+      ticksTo(s, at(s, c.sentAt()));
+      boolean last = k == s.calls().size() - 1;
+      send(s, kind, a, c, last ? s.outcome().variant() : null, ambiguous, last ? observedExpiry(s) : -1);
+      ambiguous |= c.fault() == Fault.LOSE_REPLY || c.fault() == Fault.TIMEOUT;
+    }
+    ticks(s);
+  }
+
+  /** One try: its spec steps, by the fault it met; {@code out} is null for a try the loop retried. */
+  private void send(TraceStep s, String kind, int a, FaultyGateway.Call c, String out, boolean amb, long oexp) {
     long t = ticks(s, c.ttlMillis() * 1_000_000L);
+    String result = str(out == null ? "retry" : out);
     if (c.fault() == Fault.REFUSE_BEFORE_SEND) {
-      add(s, "notsent", "a", a, "kind", str(kind), "t", t, "out", out);
+      add(s, "notsent", "a", a, "kind", str(kind), "t", t, "out", result, "amb", amb);
       return;
     }
     add(s, "send", "a", a, "kind", str(kind), "t", t);
     if (c.fault() == null) {
       add(s, "apply", "a", a);
-      add(s, "deliver", "a", a, "out", out, "oexp", observedExpiry(s));
+      if (replicated && (result.equals("\"Acquired\"") || result.equals("\"ReplayedSameOperation\""))) {
+        add(s, "replicate");
+      }
+      add(s, "deliver", "a", a, "out", result, "oexp", oexp, "amb", amb);
       return;
     }
+    String timedOut = str(out == null ? "Indeterminate" : out);
     switch (c.fault()) {
       case LOSE_REPLY -> {
         add(s, "apply", "a", a);
         add(s, "lose", "a", a);
-        add(s, "timeout", "a", a, "out", out);
+        add(s, "timeout", "a", a, "out", timedOut);
       }
-      case TIMEOUT -> add(s, "timeout", "a", a, "out", out);
+      case TIMEOUT -> add(s, "timeout", "a", a, "out", timedOut);
       case REFUSE -> {
         add(s, "refuse", "a", a);
-        add(s, "deliver", "a", a, "out", out, "oexp", -1);
+        add(s, "deliver", "a", a, "out", result, "oexp", -1, "amb", amb);
       }
       default -> throw new IllegalStateException("unreachable: " + c.fault());
     }
@@ -136,7 +185,7 @@ public final class SpecTrace {
       case "Renewed" -> s.handle();
       default -> -1;
     };
-    return handle < 0 ? -1 : ticks(s, s.observedExpiry().get(handle));
+    return handle < 0 ? -1 : at(s, s.observedExpiry().get(handle));
   }
 
   private void inspect(TraceStep s) {
@@ -146,7 +195,7 @@ public final class SpecTrace {
     Matcher m = HELD.matcher(s.outcome().detail());
     if (m.find()) {
       mine = m.group(1).equals("true");
-      token = m.group(2).equals("none") ? -1 : Long.parseLong(m.group(2));
+      token = m.group(2).equals("none") ? -1 : token(Long.parseLong(m.group(2)));
     }
     add(s, "inspect", "a", s.attempt() + 1, "out", str(s.outcome().variant()), "faulted", faulted, "mine", mine,
         "pttl", ticks(s, s.outcome().value()), "token", token);
@@ -165,19 +214,30 @@ public final class SpecTrace {
       }
       hs[a] = h.state().name();
       rem[a] = h.state() == LeaseState.ACTIVE ? ticks(s, h.remaining()) : 0;
-      tok[a] = h.token();
+      tok[a] = token(h.token());
     }
     if (after.holder() < -1) {
       throw new IllegalArgumentException("step " + s.step() + ": the key holds a value of no attempt");
     }
     List<String> states = Arrays.stream(hs).map(SpecTrace::str).toList();
-    add(s, "obs", "now", ticks(s, after.trueNow()), "cnow", ticks(s, after.clientNow()),
+    add(s, "obs", "now", at(s, after.trueNow()), "cnow", at(s, after.clientNow()),
         // The view's expiry is the first instant the key is gone, the end of its last ms; the
         // spec's srv.expiry is that last ms (the key is gone once now > expiry).
-        "holder", after.holder() + 1, "exp", after.holder() < 0 ? 0 : ticks(s, after.expiryLo() - 1_000_000L),
-        "fence", after.fence(), "hs", tuple(states), "rem", tuple(rem), "tok", tuple(tok));
+        "holder", after.holder() + 1, "exp", after.holder() < 0 ? 0 : at(s, after.expiryLo() - 1_000_000L),
+        "fence", token(after.fence()), "hs", tuple(states), "rem", tuple(rem), "tok", tuple(tok));
   }
 
+  /** A token or counter on the spec's scale; 0 (none, or no counter) stays 0. */
+  private long token(long t) {
+    return t > 0 ? t - tokenZero : t;
+  }
+
+  /** An instant of the chain (ns since it started) on the spec's clock. */
+  private long at(TraceStep s, long nanos) {
+    return ticks(s, nanos) + originTicks;
+  }
+
+  /** A duration of the chain in ticks. */
   private long ticks(TraceStep s, long nanos) {
     if (nanos % tickNanos != 0) {
       throw new IllegalArgumentException("step " + s.step() + " (" + s.action() + " " + s.outcome() + "): " + nanos

@@ -46,7 +46,8 @@ final class WaitLoopModel {
       LeaseModel.Sleep s = sleeps.get(used++);
       checkSleep(s, pause, left, problems);
       if (exact) {
-        time.tick(s.requested());
+        // What the pause took, which may be longer than asked (a chain on the spec's tick grid).
+        time.tick(s.trueAfter() - time.now);
       } else {
         time.sync(s.trueAfter(), Math.max(time.cnow, s.trueAfter() - time.lag));
       }

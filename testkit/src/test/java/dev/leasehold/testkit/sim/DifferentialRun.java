@@ -231,6 +231,9 @@ final class DifferentialRun {
       case 94 -> List.of("SET", KEYS.fence(), Integer.toString(random.nextInt(10)));
       case 95 -> List.of("SET", KEYS.fence(), "not-a-number");
       case 96 -> List.of("HSET", KEYS.fence(), "field", "value");
+      // No replicas on either server: 0 at once, and after at most 1 ms of blocking on the real one.
+      case 97 -> List.of("WAIT", "0", "0");
+      case 98 -> List.of("WAIT", "1", "1");
       default -> List.of("PTTL", lease);
     };
   }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * The simulated server is faithful: the same seeded random sequences of commands, run against a
  * {@link SimulatedRedis} and against a real redis-server started here, get the same replies. A
  * sequence mixes the four scripts (both fence modes, own and foreign values, replays of earlier
- * calls), outside commands on the lease key and the counter (DEL, SET, PERSIST, HSET, PEXPIRE),
+ * calls), outside commands on the lease key and the counter (DEL, SET, PERSIST, HSET, PEXPIRE), WAIT,
  * SCRIPT FLUSH and time passing; after every step both servers are read (TYPE, GET, PTTL of both
  * keys) and those replies are compared too. See {@link DifferentialRun} for how replies that
  * depend on the clock are compared.
