@@ -18,9 +18,10 @@ public interface DistributedLeasePort {
   /**
    * Acquires the lease, waiting up to {@link LeaseRequest#waitTimeout()} for a holder to go.
    * Between tries it pauses for between half and all of the {@code retryAfter} the last try
-   * reported (at least 1 ms), never past the wait timeout; a release of the lease may end a pause
-   * early. An interrupted caller gets the last try's outcome at once, its interrupt flag still set:
-   * no further try is sent.
+   * reported (the configured contention retry-after when it reported none; at least 1 ms), never
+   * past the wait timeout; a release of the lease may end a pause early. A caller interrupted
+   * before or during the call gets the outcome of the try in progress (the first is always sent)
+   * at once, its interrupt flag still set: no further try is sent.
    *
    * @throws IllegalArgumentException before any I/O, if the request cannot be served (for example
    *     a TTL whose whole milliseconds, as sent, are not above the drift budget)

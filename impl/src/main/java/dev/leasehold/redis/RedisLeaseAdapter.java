@@ -183,11 +183,14 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
       // No expiry (-1) means someone PERSISTed our key: the server keeps it at least the request TTL.
       long serverMs = r.pttl() == -1 ? ttlMs : Math.min(ttlMs, r.pttl());
       RedisLeaseHandle live = ledger.handle();
-      // Only the token the live handle already vouches for keeps its guarantee: another one came
-      // from a grant whose WAIT nobody saw (a delayed request of this attempt).
+      // The token the live handle already vouches for keeps its guarantee. Another one came from a
+      // grant whose WAIT nobody saw (a lost reply, a delayed request of this attempt): WAIT now,
+      // as spec Lease.tla's Acked asks of a replay too. The key still holds this attempt's value,
+      // so the primary's counter is at least the token, and a replica that acknowledges now has it.
       boolean sameGrant = live != null && live.fencingToken().equals(tokenOf(r.fencingToken()));
       return new AcquireOutcome.ReplayedSameOperation(open(opening, r.fencingToken(),
-          sameGrant ? live.guarantee() : replayGuarantee(), serverMs, live));
+          sameGrant ? live.guarantee() : durable(keys) ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY,
+          serverMs, live));
     }
     GatewayReply.HeldByOther h = (GatewayReply.HeldByOther) reply;
     if (h.sameOwnerToken()) {
@@ -230,12 +233,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     return token > 0 ? OptionalLong.of(token) : OptionalLong.empty();
   }
 
-  /** Without the grant's own WAIT result, a replay cannot vouch for replication. */
-  private LeaseGuarantee replayGuarantee() {
-    return config.replicaAcks() == 0 ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
-  }
-
-  /** Whether the grant just made on {@code keys} reached the replicas the configuration asks for. */
+  /** Whether the grant just made or replayed on {@code keys} reached the replicas the configuration asks for. */
   private boolean durable(LeaseKeys keys) {
     if (config.replicaAcks() == 0) {
       return true;

@@ -290,9 +290,12 @@ class RedisLeaseAdapterUnitTests {
     assertEquals(waits, g.waits, "no WAIT without replicaAck");
   }
 
-  /** A replay that reports another token than the live handle's found a grant whose WAIT nobody saw. */
+  /**
+   * A replay that reports another token than the live handle's found a grant whose WAIT nobody
+   * saw: it does not inherit FENCED, it sends its own WAIT (spec Acked covers a replay's reply).
+   */
   @Test
-  void replicaAck_replayWithAnotherToken_doesNotInheritFenced() {
+  void replicaAck_replayWithAnotherToken_waitsItself() {
     StubGateway g = new StubGateway(redis);
     g.replicasAcked = 1;
     RedisLeaseAdapter adapter = builder(g).replicaAck(1, Duration.ofMillis(5)).build();
@@ -309,8 +312,16 @@ class RedisLeaseAdapterUnitTests {
     LeaseHandle replayed = assertInstanceOf(AcquireOutcome.ReplayedSameOperation.class,
         adapter.tryAcquire(once(attempt, 10_000))).handle();
     assertNotEquals(first.fencingToken(), replayed.fencingToken());
-    assertEquals(waits, g.waits, "a replay sends no WAIT");
-    assertEquals(LeaseGuarantee.EFFICIENCY_ONLY, replayed.guarantee());
+    assertEquals(waits + 1, g.waits, "a replay of an unseen grant sends its own WAIT");
+    assertEquals(LeaseGuarantee.FENCED, replayed.guarantee());
+    // Not acknowledged: the replayed token may not survive a failover.
+    g.replicasAcked = 0;
+    redis.delete(adapter.keys(PURPOSE, DIGEST));
+    redis.loseNextReply("acquire", true);
+    assertInstanceOf(AcquireOutcome.Indeterminate.class, adapter.tryAcquire(once(attempt, 10_000)));
+    LeaseHandle unacked = assertInstanceOf(AcquireOutcome.ReplayedSameOperation.class,
+        adapter.tryAcquire(once(attempt, 10_000))).handle();
+    assertEquals(LeaseGuarantee.EFFICIENCY_ONLY, unacked.guarantee());
   }
 
   @Test
@@ -325,7 +336,7 @@ class RedisLeaseAdapterUnitTests {
   }
 
   @Test
-  void replicaAck_replayIntoLiveHandleKeepsItsGuarantee_replayWithoutHandleIsEfficiencyOnly() {
+  void replicaAck_replayIntoLiveHandleKeepsItsGuarantee_replayWithoutHandleWaits() {
     StubGateway g = new StubGateway(redis);
     g.replicasAcked = 1;
     RedisLeaseAdapter adapter = builder(g).replicaAck(1, Duration.ofMillis(5)).build();
@@ -334,11 +345,12 @@ class RedisLeaseAdapterUnitTests {
     assertEquals(LeaseGuarantee.FENCED, h.guarantee());
     assertEquals(LeaseGuarantee.FENCED, adapter.tryAcquire(once(a, 1_000)) instanceof AcquireOutcome.ReplayedSameOperation r
         ? r.handle().guarantee() : null);
-    // a fresh attempt whose grant reply was lost: the replay cannot vouch for replication
+    // a fresh attempt whose grant reply was lost: the replay's own WAIT, unanswered, cannot vouch
     redis.delete(adapter.keys(PURPOSE, DIGEST));
     LeaseAttempt b = adapter.newAttempt("b");
     redis.loseNextReply("acquire", true);
     assertInstanceOf(AcquireOutcome.Indeterminate.class, adapter.tryAcquire(once(b, 1_000)));
+    g.replicasAcked = 0;
     LeaseHandle rb = assertInstanceOf(AcquireOutcome.ReplayedSameOperation.class, adapter.tryAcquire(once(b, 1_000))).handle();
     assertEquals(LeaseGuarantee.EFFICIENCY_ONLY, rb.guarantee());
     // without replicaAck such a replay is FENCED

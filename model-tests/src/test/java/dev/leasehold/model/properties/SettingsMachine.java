@@ -3,7 +3,6 @@ package dev.leasehold.model.properties;
 import dev.leasehold.lease.AcquireOutcome;
 import dev.leasehold.lease.LeaseAttempt;
 import dev.leasehold.lease.LeaseGuarantee;
-import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseInspection;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.ReleaseOutcome;
@@ -16,9 +15,6 @@ import dev.leasehold.testkit.runner.ActionKind;
 import dev.leasehold.testkit.runner.Param;
 import dev.leasehold.testkit.runner.PropertyViolation;
 import dev.leasehold.testkit.runner.StateMachine;
-import dev.leasehold.testkit.sim.SimulatedGateway;
-import dev.leasehold.testkit.sim.SimulatedRedis;
-import dev.leasehold.testkit.sim.VirtualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,6 +122,7 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
     check("KeysUnderNamespace", built.keys(PURPOSE, DIGEST).equals(s.keys()), "keys() " + built.keys(PURPOSE, DIGEST));
     if (w.handle != null) {
       w.handle.release();
+      check("KeyWhileHeld", w.redis.entry(w.settings.keys()) == null, "the old configuration's key outlived its release");
     }
     w.settings = s;
     w.adapter = built;

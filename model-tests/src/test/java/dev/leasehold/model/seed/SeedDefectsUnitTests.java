@@ -45,7 +45,7 @@ class SeedDefectsUnitTests {
    */
   private static WorldConfig config(Set<SeedDefect> defects) {
     return WorldConfig.simulated(SeedLeaseAdapter.factory(LeaseWorld.KEYS, defects)).withoutWaitLoop()
-        .excluding(LeaseMachine.LATER_ACTIONS.toArray(String[]::new));
+        .withoutLaterActions();
   }
 
   /** The sequential defects keep the chains they were measured with; the races get the concurrent steps too. */

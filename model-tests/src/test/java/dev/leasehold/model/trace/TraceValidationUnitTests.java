@@ -116,14 +116,11 @@ class TraceValidationUnitTests {
   static WorldConfig conforming(PortFactory ports, Checked c) {
     WorldConfig config = WorldConfig.simulated(ports).withFenceMode(c.mode);
     if (c.replicas > 0) {
-      // A replay's new handle has no WAIT of its own and states EFFICIENCY_ONLY by design, which
-      // GuaranteeAsStated (stated for chains without replica acknowledgement) does not know;
-      // SettingsPropertiesUnitTests checks the replica-ack guarantees.
       config = config.withBackend(() -> {
         SimBackend sim = new SimBackend();
         sim.redis().replicas(c.replicas);
         return sim;
-      }, true).waiving("GuaranteeAsStated");
+      }, true);
     }
     return (c.waits ? config : config.withoutWaitLoop()).conformingToSpec();
   }
@@ -134,7 +131,7 @@ class TraceValidationUnitTests {
 
   private static TraceCheck.Trace trace(Checked c, String name, List<TraceStep> steps) {
     return new TraceCheck.Trace(c + ": " + name, SpecTrace.of(steps, TICK_NANOS, LeaseMachine.SPEC_OWNERS.size(),
-        c.tokenZero, c.originTicks, c.replicas > 0));
+        c.tokenZero, c.originTicks));
   }
 
   @BeforeAll
@@ -234,7 +231,8 @@ class TraceValidationUnitTests {
     List<SpecTrace.Event> events = new ArrayList<>(t.events());
     for (int k = 0; k < events.size(); k++) {
       SpecTrace.Event e = events.get(k);
-      if (e.tla().startsWith("[op |-> \"deliver\"") && e.tla().contains("out |-> \"Indeterminate\"")
+      if ((e.tla().startsWith("[op |-> \"deliver\"") || e.tla().startsWith("[op |-> \"notsent\""))
+          && e.tla().contains("out |-> \"Indeterminate\"")
           && e.tla().contains("amb |-> TRUE")) {
         events.set(k, new SpecTrace.Event(e.step(), e.tla().replace("amb |-> TRUE", "amb |-> FALSE")));
         return new Mutant(new TraceCheck.Trace(t.name() + ", honest rule of event " + (k + 1) + " dropped", events), k);
@@ -284,6 +282,11 @@ class TraceValidationUnitTests {
       }
     }
     assertEquals(PASSING_CHAINS + RESTART_CHAINS, passing.get(c).size());
+    // What makes the configuration differ was exercised: tries the loop retried, answered WAITs.
+    if (c.waits) {
+      assertTrue(events(c, "out |-> \"retry\"") > 0, c + ": no wait loop retried a try");
+    }
+    assertEquals(c.replicas > 0, events(c, "[op |-> \"replicate\"]") > 0, c + ": replicate events");
     assertEquals(List.of(), rejected, "traces of the fixed adapter that Lease.tla does not allow");
   }
 
@@ -292,6 +295,17 @@ class TraceValidationUnitTests {
   @EnumSource(Checked.class)
   void anAlteredTraceIsRejectedAtTheAlteredEvent(Checked c) {
     assertEquals(MUTANTS, mutants.get(c).size());
+    // Each configuration's own kind of alteration is among them.
+    List<String> kinds = new ArrayList<>(List.of("token of event"));
+    if (c.waits) {
+      kinds.add("honest rule of event");
+    }
+    if (c.replicas > 0) {
+      kinds.add("replicate event");
+    }
+    for (String kind : kinds) {
+      assertTrue(mutants.get(c).stream().anyMatch(m -> m.trace().name().contains(kind)), () -> c + ": no " + kind);
+    }
     for (Mutant m : mutants.get(c)) {
       TraceCheck.Verdict v = verdicts.get(m.trace().name());
       assertEquals(m.alteredEvent(), v.matched(), () -> m.trace().name() + ": matched " + v.matched() + " events");
@@ -315,6 +329,10 @@ class TraceValidationUnitTests {
           + t.failingStep() + " (" + t.violation() + ")\n" + String.join("\n", t.chain()) + "\n"
           + context(t.trace(), v.matched()));
     }
+  }
+
+  private static long events(Checked c, String containing) {
+    return passing.get(c).stream().flatMap(t -> t.events().stream()).filter(e -> e.tla().contains(containing)).count();
   }
 
   /** The events around index {@code at}, for a failure message. */

@@ -29,9 +29,11 @@ public final class FaultyGateway implements LeaseGateway {
 
   /**
    * One call the adapter made, the fault it met (null: none) and the chain's server time at its
-   * send ({@link #stampCallsWith}); what trace validation reads.
+   * send ({@link #stampCallsWith}); what trace validation reads. A WAIT is kind {@code wait}, with
+   * the replicas asked for in {@code ttlMillis} and those that acknowledged in {@code answered}
+   * (-1 when it failed); every other call has {@code answered} -1.
    */
-  public record Call(String kind, long ttlMillis, Fault fault, long sentAt) {}
+  public record Call(String kind, long ttlMillis, Fault fault, long sentAt, long answered) {}
 
   private final LeaseGateway delegate;
   private final Deque<Fault.Armed> armed = new ArrayDeque<>();
@@ -42,7 +44,9 @@ public final class FaultyGateway implements LeaseGateway {
     throw new IllegalStateException("a slow reply needs the chain's clock: call passTimeWith first");
   };
 
-  private volatile LongSupplier stamp = () -> 0;
+  private volatile LongSupplier stamp = () -> {
+    throw new IllegalStateException("calls are stamped with the chain's clock: call stampCallsWith first");
+  };
 
   public FaultyGateway(LeaseGateway delegate) {
     this.delegate = delegate;
@@ -110,7 +114,7 @@ public final class FaultyGateway implements LeaseGateway {
 
   private synchronized Fault.Armed next(String kind, long ttl) {
     Fault.Armed fault = armed.pollFirst();
-    calls.add(new Call(kind, ttl, fault == null ? null : fault.fault(), stamp.getAsLong()));
+    calls.add(new Call(kind, ttl, fault == null ? null : fault.fault(), stamp.getAsLong(), -1));
     return fault;
   }
 
@@ -187,7 +191,16 @@ public final class FaultyGateway implements LeaseGateway {
 
   @Override
   public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
-    return delegate.waitForReplicas(keys, replicas, timeout);
+    long sentAt = stamp.getAsLong();
+    long answered = -1;
+    try {
+      answered = delegate.waitForReplicas(keys, replicas, timeout);
+      return answered;
+    } finally {
+      synchronized (this) {
+        calls.add(new Call("wait", replicas, null, sentAt, answered));
+      }
+    }
   }
 
   @Override

@@ -278,10 +278,8 @@ public final class LeaseWorld implements AutoCloseable {
     recorder.record(after);
     inFlight.rethrow();
     oracle.check(e, after, store, model);
-    if (!config.waived().contains("GuaranteeAsStated")) {
-      for (LeaseHandle h : handles) {
-        CallerInvariants.guaranteeAsStated(h.guarantee(), port.guarantee(), h.fencingToken().isPresent());
-      }
+    for (LeaseHandle h : handles) {
+      CallerInvariants.guaranteeAsStated(h.guarantee(), port.guarantee(), h.fencingToken().isPresent());
     }
     event = null;
   }

@@ -91,7 +91,12 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
     // No slow replies, no watchdog: the twin's clock follows real time only between steps, not
     // inside a call or a tick.
     return withBackend(() -> real.chain(LeaseWorld.KEYS), false).withTimes(1_000, 60, 50, 200)
-        .excluding(LeaseMachine.LATER_ACTIONS.toArray(String[]::new));
+        .withoutLaterActions();
+  }
+
+  /** None of {@link LeaseMachine#LATER_ACTIONS}: the actions the seed defects were measured without. */
+  public WorldConfig withoutLaterActions() {
+    return excluding(LeaseMachine.LATER_ACTIONS.toArray(String[]::new));
   }
 
   public WorldConfig withBackend(Supplier<Backend> b, boolean isExact) {
@@ -147,7 +152,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
    */
   public WorldConfig conformingToSpec() {
     return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, 10_000, true, maxTimeStepMs,
-        minTtlMs, maxTtlMs, waits, waived).excluding(LeaseMachine.LATER_ACTIONS.toArray(String[]::new));
+        minTtlMs, maxTtlMs, waits, waived).withoutLaterActions();
   }
 
   public boolean allows(String action) {

@@ -22,14 +22,17 @@ public final class ModelCheckReport {
 
   public static String table(List<ModelCheck.Result> results) {
     StringBuilder b = new StringBuilder();
-    b.append("| config | expected | result | distinct states | depth | seconds |\n");
-    b.append("| --- | --- | --- | ---: | ---: | ---: |\n");
+    b.append("| config | expected | result | distinct states | depth | seconds | distinct states/s |\n");
+    b.append("| --- | --- | --- | ---: | ---: | ---: | ---: |\n");
     for (ModelCheck.Result r : results) {
-      b.append(String.format("| %s | %s | %s%s | %s | %s | %.1f |%n", r.module(),
+      long distinct = r.output().distinct();
+      b.append(String.format("| %s | %s | %s%s | %s | %s | %.1f | %s |%n", r.module(),
           r.expectedToPass() ? "PASS" : "violates " + r.expected(),
           r.result().equals("PASS") ? "PASS" : "violates " + r.result(), r.ok() ? "" : " **(unexpected)**",
-          r.output().distinct() < 0 ? "-" : String.format("%,d", r.output().distinct()),
-          r.output().depth() < 0 ? "-" : r.output().depth(), r.seconds()));
+          distinct < 0 ? "-" : String.format("%,d", distinct),
+          r.output().depth() < 0 ? "-" : r.output().depth(), r.seconds(),
+          // Whole-run seconds (JVM start and parsing included): a rate to compare runs, not TLC's own.
+          distinct < 0 || r.seconds() <= 0 ? "-" : String.format("%,.0f", distinct / r.seconds())));
     }
     return b.toString();
   }

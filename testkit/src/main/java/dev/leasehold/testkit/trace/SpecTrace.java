@@ -33,17 +33,15 @@ public final class SpecTrace {
   private final int attempts;
   private final long tokenZero;
   private final long originTicks;
-  private final boolean replicated;
   private final List<Event> events = new ArrayList<>();
   private long nowTicks;
   private long specLagTicks;
 
-  private SpecTrace(long tickNanos, int attempts, long tokenZero, long originTicks, boolean replicated) {
+  private SpecTrace(long tickNanos, int attempts, long tokenZero, long originTicks) {
     this.tickNanos = tickNanos;
     this.attempts = attempts;
     this.tokenZero = tokenZero;
     this.originTicks = originTicks;
-    this.replicated = replicated;
   }
 
   /**
@@ -57,13 +55,10 @@ public final class SpecTrace {
    *     steps. CLOCK_FLOOR needs 1: the spec's floor at {@code now = 0} is 0 (the first token is 1),
    *     while a server's clock is never 0, so chain time t is spec time t + 1 tick and the floor
    *     of the chain's first tick is the spec's {@code 1 * TokensPerTick} (tokenZero one tick earlier)
-   * @param replicated whether a replica acknowledged every grant and replay before its reply (an
-   *     adapter with replicaAck on a simulated server with enough replicas): the spec's Replicate
-   *     comes between its Apply and Deliver (Durability "ReplicaAck")
    */
   public static List<Event> of(List<TraceStep> steps, long tickNanos, int attempts, long tokenZero,
-      long originTicks, boolean replicated) {
-    SpecTrace t = new SpecTrace(tickNanos, attempts, tokenZero, originTicks, replicated);
+      long originTicks) {
+    SpecTrace t = new SpecTrace(tickNanos, attempts, tokenZero, originTicks);
     for (long k = 0; k < originTicks && !steps.isEmpty(); k++) {
       t.nowTicks++;
       t.add(steps.get(0), "tick", "d", 0);
@@ -125,27 +120,35 @@ public final class SpecTrace {
    */
   private void call(TraceStep s, String kind) {
     int a = s.attempt() + 1;
-    if (s.calls().isEmpty()) {
+    // The tries; a WAIT (replicaAck) follows the try whose grant or replay it acknowledges.
+    List<FaultyGateway.Call> tries = s.calls().stream().filter(c -> !c.kind().equals("wait")).toList();
+    boolean acknowledged = s.calls().stream().anyMatch(c -> c.kind().equals("wait") && c.answered() >= c.ttlMillis());
+    if (tries.isEmpty()) {
       add(s, "local", "a", a, "kind", str(kind), "t", ticks(s, s.ttlMs() * 1_000_000L), "out",
           str(s.outcome().variant()));
       return;
     }
-    if (s.calls().size() > 1 && !kind.equals("acquire")) {
-      throw new IllegalArgumentException("step " + s.step() + " made " + s.calls().size() + " " + kind + " calls");
+    if (tries.size() > 1 && !kind.equals("acquire")) {
+      throw new IllegalArgumentException("step " + s.step() + " made " + tries.size() + " " + kind + " calls");
     }
     boolean ambiguous = false;
-    for (int k = 0; k < s.calls().size(); k++) {
-      FaultyGateway.Call c = s.calls().get(k);
+    for (int k = 0; k < tries.size(); k++) {
+      FaultyGateway.Call c = tries.get(k);
       ticksTo(s, at(s, c.sentAt()));
-      boolean last = k == s.calls().size() - 1;
-      send(s, kind, a, c, last ? s.outcome().variant() : null, ambiguous, last ? observedExpiry(s) : -1);
+      boolean last = k == tries.size() - 1;
+      send(s, kind, a, c, last ? s.outcome().variant() : null, ambiguous, last ? observedExpiry(s) : -1,
+          last && acknowledged);
       ambiguous |= c.fault() == Fault.LOSE_REPLY || c.fault() == Fault.TIMEOUT;
     }
     ticks(s);
   }
 
-  /** One try: its spec steps, by the fault it met; {@code out} is null for a try the loop retried. */
-  private void send(TraceStep s, String kind, int a, FaultyGateway.Call c, String out, boolean amb, long oexp) {
+  /**
+   * One try: its spec steps, by the fault it met; {@code out} is null for a try the loop retried;
+   * {@code acknowledged}: a WAIT after it was answered by the replicas asked for (spec Replicate).
+   */
+  private void send(TraceStep s, String kind, int a, FaultyGateway.Call c, String out, boolean amb, long oexp,
+      boolean acknowledged) {
     long t = ticks(s, c.ttlMillis() * 1_000_000L);
     String result = str(out == null ? "retry" : out);
     if (c.fault() == Fault.REFUSE_BEFORE_SEND) {
@@ -155,7 +158,7 @@ public final class SpecTrace {
     add(s, "send", "a", a, "kind", str(kind), "t", t);
     if (c.fault() == null) {
       add(s, "apply", "a", a);
-      if (replicated && (result.equals("\"Acquired\"") || result.equals("\"ReplayedSameOperation\""))) {
+      if (acknowledged) {
         add(s, "replicate");
       }
       add(s, "deliver", "a", a, "out", result, "oexp", oexp, "amb", amb);
@@ -189,7 +192,7 @@ public final class SpecTrace {
   }
 
   private void inspect(TraceStep s) {
-    boolean faulted = s.calls().isEmpty() || s.calls().get(0).fault() != null;
+    boolean faulted = s.calls().isEmpty() || s.calls().get(0).fault() != null;  // inspect sends no WAIT
     boolean mine = false;
     long token = -1;
     Matcher m = HELD.matcher(s.outcome().detail());

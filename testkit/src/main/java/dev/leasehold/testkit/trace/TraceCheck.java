@@ -58,7 +58,8 @@ public final class TraceCheck {
    *
    * @param ownerOf the spec's OwnerOf, one owner number (from 1) per attempt
    * @param driftTicks the spec's Drift
-   * @param durability the spec's Durability: "Plain" for FenceMode.COUNTER, "ClockFloor" for CLOCK_FLOOR
+   * @param durability the spec's Durability: "Plain" for FenceMode.COUNTER, "ClockFloor" for
+   *     CLOCK_FLOOR, "ReplicaAck" for an adapter with replicaAck (COUNTER)
    * @param tokensPerTick the spec's TokensPerTick (ClockFloor: one tick in microseconds, see SpecTrace.of)
    */
   public static Result check(Path workDir, List<Trace> traces, List<Integer> ownerOf, int driftTicks,

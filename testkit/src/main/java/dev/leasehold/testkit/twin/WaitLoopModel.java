@@ -46,8 +46,13 @@ final class WaitLoopModel {
       LeaseModel.Sleep s = sleeps.get(used++);
       checkSleep(s, pause, left, problems);
       if (exact) {
-        // What the pause took, which may be longer than asked (a chain on the spec's tick grid).
-        time.tick(s.trueAfter() - time.now);
+        // What the pause took: as asked, or up to the next tick in a chain on the spec's grid (a
+        // sleep may end late, never early: the simulated chains have no release signal).
+        long took = s.trueAfter() - time.now;
+        if (took < s.requested()) {
+          problems.add("a pause of " + s.requested() + " ns took " + took + " ns");
+        }
+        time.tick(took);
       } else {
         time.sync(s.trueAfter(), Math.max(time.cnow, s.trueAfter() - time.lag));
       }
