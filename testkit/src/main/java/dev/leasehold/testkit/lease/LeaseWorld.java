@@ -69,7 +69,7 @@ public final class LeaseWorld implements AutoCloseable {
     this.handles = new AdapterHandles(backend);
     this.port = config.ports().create(gateway, clock, config.drift(), config.fenceMode(), new SeededRandom(seed),
         (keys, d) -> {
-          clock.advance(sleepNanos(d.toNanos()));
+          clock.advance(config.pauseNanos(clock.trueNanos(), d.toNanos()));
           sleeps.add(new LeaseModel.Sleep(d.toNanos(), clock.trueNanos()));
         });
     this.model = new LeaseModel(config.drift().toNanos(), config.fenceMode(), CONTENTION, config.exact(),
@@ -83,19 +83,6 @@ public final class LeaseWorld implements AutoCloseable {
     gateway.stampCallsWith(clock::trueNanos);
     this.supervision = new Supervision(this);
     syncClock();
-  }
-
-  /**
-   * How long a wait-loop pause lasts: as asked, or, in a chain that conforms to the spec, until
-   * the next whole tick, so that the trace stays on the spec's clock (a sleep may always end late).
-   */
-  private long sleepNanos(long requested) {
-    if (!config.specConformant()) {
-      return requested;
-    }
-    long grid = config.timeStepMicros() * 1_000L;
-    long now = clock.trueNanos();
-    return Math.floorDiv(now + requested + grid - 1, grid) * grid - now;
   }
 
   /** On a real server: freeze the client clock for this step and tell the model. */

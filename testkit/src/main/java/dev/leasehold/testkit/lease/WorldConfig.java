@@ -155,6 +155,19 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
         minTtlMs, maxTtlMs, waits, waived).withoutLaterActions();
   }
 
+  /**
+   * How long a wait-loop pause asked at {@code now} lasts: as asked, or, in a chain that conforms
+   * to the spec, until the next whole tick, so that the trace stays on the spec's clock (a sleep
+   * may always end late).
+   */
+  long pauseNanos(long now, long requested) {
+    if (!specConformant) {
+      return requested;
+    }
+    long grid = timeStepMicros * 1_000L;
+    return Math.floorDiv(now + requested + grid - 1, grid) * grid - now;
+  }
+
   public boolean allows(String action) {
     return !excluded.contains(action);
   }
