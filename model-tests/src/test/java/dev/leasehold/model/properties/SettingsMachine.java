@@ -100,7 +100,7 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
   private String configure(SettingsWorld w, long[] a) {
     Settings s = Settings.of(a, w);
     String expected = s.firstOutOfRange();
-    long calls = w.gateway.calls();
+    long calls = w.calls();
     RedisLeaseAdapter built;
     try {
       // The record's own constructor is public too: it must judge alone, before any builder.
@@ -114,7 +114,7 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
       }
       check("RejectedNamesSetting", expected != null && e.getMessage().startsWith(expected + " "),
           "expected " + (expected == null ? "no rejection" : expected) + ", got: " + e.getMessage());
-      check("NothingSent", w.gateway.calls() == calls, "a rejected configuration sent a command");
+      check("NothingSent", w.calls() == calls, "a rejected configuration sent a command");
       return "rejected:" + expected;
     }
     check("RejectedNamesSetting", expected == null, "built although " + expected + " is out of range");
@@ -132,8 +132,8 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
 
   private String tryAcquire(SettingsWorld w, long[] a) {
     Duration ttl = w.settings.ttl(a[0]);
-    long calls = w.gateway.calls();
-    long waits = w.redis.waits();
+    long calls = w.calls();
+    long waits = w.waits();
     long counter = w.redis.counter(w.settings.keys());
     w.attempt = w.adapter.newAttempt("op-" + calls);
     AcquireOutcome outcome = judgedTtl(w, ttl, () -> w.adapter.tryAcquire(LeaseRequest.once(PURPOSE, DIGEST, ttl,
@@ -144,7 +144,7 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
     check("Acquired", outcome instanceof AcquireOutcome.Acquired, "on a free key: " + outcome);
     w.handle = ((AcquireOutcome.Acquired) outcome).handle();
     boolean asked = w.settings.replicaAcks() > 0;
-    check("WaitIffAsked", w.redis.waits() - waits == (asked ? 1 : 0), "WAITs " + (w.redis.waits() - waits));
+    check("WaitIffAsked", w.waits() - waits == (asked ? 1 : 0), "WAITs " + (w.waits() - waits));
     w.granted = !asked || w.redis.replicas() >= w.settings.replicaAcks()
         ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
     check("GuaranteeAsStated", w.handle.guarantee() == w.granted, "guarantee " + w.handle.guarantee());
@@ -206,7 +206,7 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
    */
   private String interrupted(SettingsWorld w, long[] a) {
     int kind = (int) a[0];
-    long calls = w.gateway.calls();
+    long calls = w.calls();
     String label;
     try {
       if (kind == 0 || kind == 1 || kind == 4) {
@@ -215,8 +215,8 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
       w.sleepMode = kind == 2 ? 1 : kind == 3 ? 2 : 0;
       if (kind == 0) {
         RenewOutcome outcome = w.handle.renew(w.settings.ttl(0));
-        check("InterruptedRenewUnsent", outcome instanceof RenewOutcome.Unavailable && w.gateway.calls() == calls,
-            outcome + ", calls " + (w.gateway.calls() - calls));
+        check("InterruptedRenewUnsent", outcome instanceof RenewOutcome.Unavailable && w.calls() == calls,
+            outcome + ", calls " + (w.calls() - calls));
         label = "renew";
       } else if (kind == 4) {
         check("ReleaseNotInterruptible", w.handle.release() instanceof ReleaseOutcome.Released,
@@ -226,8 +226,8 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
       } else {
         boolean waits = w.handle.remainingValidity().toMillis() / 2 > 0 && a[1] > 0;
         AcquireOutcome outcome = waitAsOther(w, a[1]);
-        check("InterruptedWaitTriesOnce", outcome instanceof AcquireOutcome.Contended && w.gateway.calls() == calls + 1,
-            outcome + ", calls " + (w.gateway.calls() - calls));
+        check("InterruptedWaitTriesOnce", outcome instanceof AcquireOutcome.Contended && w.calls() == calls + 1,
+            outcome + ", calls " + (w.calls() - calls));
         check("PausesInBounds", w.pauseProblems.isEmpty(), String.join("; ", w.pauseProblems));
         label = waits ? "wait" : "once";
       }
@@ -258,21 +258,21 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
    */
   private static <T> T judgedTtl(SettingsWorld w, Duration ttl, Supplier<T> call) {
     boolean inRange = w.settings.ttlInRange(ttl);
-    long calls = w.gateway.calls();
+    long calls = w.calls();
     try {
       T outcome = call.get();
       check("TtlInRange", inRange, "a TTL out of range was accepted: " + ttl);
       return outcome;
     } catch (IllegalArgumentException e) {
       check("TtlInRange", !inRange, "a TTL in range was rejected: " + e.getMessage());
-      check("NothingSent", w.gateway.calls() == calls, "a rejected TTL was sent");
+      check("NothingSent", w.calls() == calls, "a rejected TTL was sent");
       return null;
     }
   }
 
   /** Null where the API takes a request or an inspection. */
   private String misuse(SettingsWorld w, long[] a) {
-    long calls = w.gateway.calls();
+    long calls = w.calls();
     for (Runnable call : List.<Runnable>of(() -> w.adapter.tryAcquire(null), () -> w.adapter.inspect((LeaseInspection) null))) {
       try {
         call.run();
@@ -281,7 +281,7 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
         check("NullRejected", expected.getMessage().endsWith("must not be null"), expected.getMessage());
       }
     }
-    check("NothingSent", w.gateway.calls() == calls, "a null argument sent a command");
+    check("NothingSent", w.calls() == calls, "a null argument sent a command");
     return "rejected";
   }
 

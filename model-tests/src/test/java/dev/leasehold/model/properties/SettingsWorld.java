@@ -5,9 +5,11 @@ import dev.leasehold.lease.LeaseGuarantee;
 import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.RedisLeaseAdapter;
+import dev.leasehold.testkit.fault.FaultyGateway;
 import dev.leasehold.testkit.sim.SimulatedGateway;
 import dev.leasehold.testkit.sim.SimulatedRedis;
 import dev.leasehold.testkit.sim.VirtualClock;
+import dev.leasehold.testkit.twin.PauseBounds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +23,9 @@ import java.util.List;
 final class SettingsWorld {
   final VirtualClock clock = new VirtualClock();
   final SimulatedRedis redis = new SimulatedRedis(clock);
-  final CountingGateway gateway = new CountingGateway(new SimulatedGateway(redis));
+  /** Records every call the adapter sends, WAITs included (drained into sent). */
+  final FaultyGateway gateway = new FaultyGateway(new SimulatedGateway(redis));
+  private final List<FaultyGateway.Call> sent = new ArrayList<>();
   Settings settings;
   RedisLeaseAdapter adapter;
   LeaseAttempt attempt;
@@ -38,17 +42,32 @@ final class SettingsWorld {
    * The adapter's sleeper: checks each pause against the documented bounds (between half and all
    * of the last try's retry-after, at least 1 ms, never past the deadline), then ends it.
    */
+  SettingsWorld() {
+    gateway.stampCallsWith(clock::trueNanos);
+  }
+
+  /** Calls the adapter sent so far: "before any I/O" is a count that did not move. */
+  long calls() {
+    sent.addAll(gateway.drainCalls());
+    return sent.size();
+  }
+
+  /** WAITs the adapter sent so far. */
+  long waits() {
+    calls();
+    return sent.stream().filter(c -> c.kind().equals("wait")).count();
+  }
+
   void sleep(LeaseKeys keys, Duration d) throws InterruptedException {
     long pttl = (Long) redis.call("PTTL", keys.lease());
-    long retry = Math.max(pttl > 0 ? Duration.ofMillis(pttl).toNanos() : settings.contentionRetryAfter().toNanos(),
-        1_000_000L);
-    long left = deadline - clock.clientNanos();
+    long retry = pttl > 0 ? Duration.ofMillis(pttl).toNanos() : settings.contentionRetryAfter().toNanos();
     long pause = d.toNanos();
     if (Thread.currentThread().isInterrupted()) {
       pauseProblems.add("a pause on an interrupted thread (the documented outcome is at once)");
     }
-    if (pause < Math.min(left, retry / 2) || pause > Math.min(left, retry)) {
-      pauseProblems.add("pause " + pause + " ns, retry-after " + retry + " ns, " + left + " ns left");
+    String wrong = PauseBounds.problem(pause, retry, deadline - clock.clientNanos());
+    if (wrong != null) {
+      pauseProblems.add(wrong);
     }
     if (sleepMode == 1) {
       throw new InterruptedException("the property's interrupt");

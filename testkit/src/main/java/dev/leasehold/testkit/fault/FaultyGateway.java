@@ -66,7 +66,7 @@ public final class FaultyGateway implements LeaseGateway {
     this.passTime = clock;
   }
 
-  /** Where each {@link Call}'s {@code sentAt} comes from (the chain's server clock); 0 until set. */
+  /** Where each {@link Call}'s {@code sentAt} comes from (the chain's server clock); required before any call. */
   public void stampCallsWith(LongSupplier clock) {
     this.stamp = clock;
   }

@@ -42,8 +42,6 @@ public final class SimulatedRedis {
   private long restarts;
   /** Replicas that acknowledge every write at once (a simulated server has no replication lag). */
   private int replicas;
-  /** WAIT commands so far. */
-  private long waits;
 
   public SimulatedRedis(LeaseClock clock) {
     this.clock = clock;
@@ -119,7 +117,6 @@ public final class SimulatedRedis {
         if (RedisError.parseInteger(args.get(2)) < 0) {
           throw new RedisError("ERR timeout is negative");
         }
-        waits++;
         // Every replica has the write already, so WAIT answers at once with all of them.
         return (long) replicas;
       }
@@ -193,11 +190,6 @@ public final class SimulatedRedis {
 
   public synchronized int replicas() {
     return replicas;
-  }
-
-  /** WAITs so far. */
-  public synchronized long waits() {
-    return waits;
   }
 
   public synchronized List<Long> grantLog() {

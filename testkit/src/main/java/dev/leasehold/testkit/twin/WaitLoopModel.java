@@ -44,7 +44,10 @@ final class WaitLoopModel {
         return out;
       }
       LeaseModel.Sleep s = sleeps.get(used++);
-      checkSleep(s, pause, left, problems);
+      String wrong = PauseBounds.problem(s.requested(), pause, left);
+      if (wrong != null) {
+        problems.add(wrong);
+      }
       if (exact) {
         // What the pause took: as asked, or up to the next tick in a chain on the spec's grid (a
         // sleep may end late, never early: the simulated chains have no release signal).
@@ -84,15 +87,5 @@ final class WaitLoopModel {
       case "Unavailable", "Indeterminate" -> contention;
       default -> null;
     };
-  }
-
-  /** RedisLeaseAdapter.jitter: between half and all of the pause (at least 1 ms), within the wait left. */
-  private static void checkSleep(LeaseModel.Sleep s, long pause, long left, List<String> problems) {
-    long full = Math.max(pause, 1_000_000L);
-    long lo = Math.min(left, full / 2);
-    long hi = Math.min(left, full);
-    if (s.requested() < lo || s.requested() > hi) {
-      problems.add("slept " + s.requested() + " ns, outside [" + lo + ", " + hi + "] (pause " + pause + ", left " + left + ")");
-    }
   }
 }
