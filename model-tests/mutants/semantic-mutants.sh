@@ -40,39 +40,39 @@ mutant() {
 }
 
 mutant acquire-replay-extends-ttl acquire.lua \
-  "  return {2, tonumber(redis.call('GET', KEYS[2]) or '0') or 0, pttl}" \
+  "  return {2, tonumber(counter or '0') or 0, pttl}" \
   "  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return {2, tonumber(redis.call('GET', KEYS[2]) or '0') or 0, redis.call('PTTL', KEYS[1])}" \
+  return {2, tonumber(counter or '0') or 0, redis.call('PTTL', KEYS[1])}" \
   "a replay re-arms the lease with its own TTL (a late replay outlives the lease)"
 
 mutant acquire-no-clock-floor acquire.lua \
-  "    if token < floor then" \
-  "    if false then" \
+  "    token = math.max(token, tonumber(now[1]) * 1000000 + tonumber(now[2]))" \
+  "    token = math.max(token, 0 * tonumber(now[1]))" \
   "clock fence mode never raises the token to the server clock (a restart re-issues tokens)"
 
 mutant acquire-token-not-incremented acquire.lua \
-  "  local token = redis.call('INCR', KEYS[2])" \
-  "  local token = tonumber(redis.call('GET', KEYS[2]) or '0') or 0" \
+  "  local token = tonumber(counter or '0') + 1" \
+  "  local token = tonumber(counter or '0')" \
   "a grant reuses the current fencing counter instead of incrementing it"
 
 mutant acquire-no-expiry acquire.lua \
-  "  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])" \
-  "  redis.call('SET', KEYS[1], ARGV[1])" \
+  "if raisable and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then" \
+  "if raisable and redis.call('SET', KEYS[1], ARGV[1], 'NX') then" \
   "a grant sets the key without a TTL"
 
-mutant acquire-grant-pttl-plus-one acquire.lua \
-  "  return {1, token, redis.call('PTTL', KEYS[1])}" \
-  "  return {1, token, redis.call('PTTL', KEYS[1]) + 1}" \
-  "a grant reports 1 ms more than the server's PTTL"
+mutant acquire-grant-ttl-plus-one acquire.lua \
+  "  return {1, token, tonumber(ARGV[3])}" \
+  "  return {1, token, tonumber(ARGV[3]) + 1}" \
+  "a grant reports 1 ms more than the TTL it just set"
 
 mutant acquire-replay-pttl-plus-one acquire.lua \
-  "  return {2, tonumber(redis.call('GET', KEYS[2]) or '0') or 0, pttl}" \
-  "  return {2, tonumber(redis.call('GET', KEYS[2]) or '0') or 0, pttl + 1}" \
+  "  return {2, tonumber(counter or '0') or 0, pttl}" \
+  "  return {2, tonumber(counter or '0') or 0, pttl + 1}" \
   "a replay reports 1 ms more than the server's PTTL"
 
 mutant acquire-owner-prefix-is-replay acquire.lua \
   "if holder == ARGV[1] then" \
-  "if string.sub(holder, 1, #ARGV[2]) == ARGV[2] then" \
+  "if type(holder) == 'string' and string.sub(holder, 1, #ARGV[2]) == ARGV[2] then" \
   "inheritance: another attempt of the same owner token is answered as a replay of this one"
 
 mutant acquire-same-owner-never-flagged acquire.lua \
@@ -80,22 +80,22 @@ mutant acquire-same-owner-never-flagged acquire.lua \
   "  sameOwner = 0" \
   "a key held by another attempt of the same owner token is reported as a stranger's"
 
-mutant acquire-no-type-check acquire.lua \
-  "if kind ~= 'string' then
-  return {0, 0, pttl, 0}
-end" \
-  "" \
-  "no TYPE check: a non-string value at the lease key reaches GET (WRONGTYPE error)"
+mutant acquire-wrongtype-is-error acquire.lua \
+  "if type(holder) == 'table' and not string.find(holder['err'], '^WRONGTYPE') then" \
+  "if type(holder) == 'table' then" \
+  "a non-string value at the lease key answers GET's WRONGTYPE error instead of 'held by another'"
 
 mutant renew-no-owner-check renew.lua \
-  "if kind ~= 'string' or redis.call('GET', KEYS[1]) ~= ARGV[1] then" \
-  "if kind ~= 'string' then" \
-  "renew extends whatever value holds the key"
+  "if holder ~= ARGV[1] then
+  return -1
+end" \
+  "" \
+  "renew extends whatever string holds the key"
 
 mutant renew-owner-prefix renew.lua \
-  "if kind ~= 'string' or redis.call('GET', KEYS[1]) ~= ARGV[1] then" \
+  "if holder ~= ARGV[1] then" \
   "local prefix = string.match(ARGV[1], '^(.*:)')
-if kind ~= 'string' or string.sub(redis.call('GET', KEYS[1]), 1, #prefix) ~= prefix then" \
+if string.sub(holder, 1, #prefix) ~= prefix then" \
   "inheritance: renew extends any attempt of the same owner token"
 
 mutant renew-pexpire-minus-one renew.lua \
@@ -104,27 +104,29 @@ mutant renew-pexpire-minus-one renew.lua \
   "renew sets a TTL 1 ms shorter than asked"
 
 mutant renew-absent-says-other renew.lua \
-  "if kind == 'none' then
+  "if not holder then
   return 0" \
-  "if kind == 'none' then
+  "if not holder then
   return -1" \
   "renew of an absent key replies 'another value' (-1) instead of 'absent' (0)"
 
 mutant release-no-owner-check release.lua \
-  "if kind ~= 'string' or redis.call('GET', KEYS[1]) ~= ARGV[1] then" \
-  "if kind ~= 'string' then" \
-  "release deletes whatever value holds the key"
+  "if holder ~= ARGV[1] then
+  return -1
+end" \
+  "" \
+  "release deletes whatever string holds the key"
 
 mutant release-owner-prefix release.lua \
-  "if kind ~= 'string' or redis.call('GET', KEYS[1]) ~= ARGV[1] then" \
+  "if holder ~= ARGV[1] then" \
   "local prefix = string.match(ARGV[1], '^(.*:)')
-if kind ~= 'string' or string.sub(redis.call('GET', KEYS[1]), 1, #prefix) ~= prefix then" \
+if string.sub(holder, 1, #prefix) ~= prefix then" \
   "inheritance: release deletes any attempt of the same owner token"
 
 mutant release-absent-says-deleted release.lua \
-  "if kind == 'none' then
+  "if not holder then
   return 0" \
-  "if kind == 'none' then
+  "if not holder then
   return 1" \
   "release of an absent key replies 'deleted' (1) instead of 'absent' (0)"
 
@@ -134,8 +136,8 @@ mutant release-no-publish release.lua \
   "release does not publish the wake-up for waiters"
 
 mutant inspect-mine-ignores-owner inspect.lua \
-  "if kind == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then" \
-  "if kind == 'string' then" \
+  "if holder == ARGV[1] then" \
+  "if type(holder) == 'string' then" \
   "inspect says 'this attempt' for any string value"
 
 mutant inspect-pttl-plus-one inspect.lua \

@@ -33,11 +33,12 @@ import org.openjdk.jmh.util.Statistics;
  * Runs every benchmark of this module against one redis-server it starts on loopback, in one
  * process, so the ratios compare like with like; then writes a Markdown report.
  *
- * <p>Two JMH runs share the server: at 1 thread (acquire+release three ways, renew, handoff) and at
- * {@code --threads} (acquire+release three ways, renew). Each benchmark runs in its own forked JVM
+ * <p>Two JMH runs share the server: at 1 thread (acquire+release three ways, renew, handoff, the
+ * client path without I/O) and at {@code --threads} (acquire+release three ways, renew, client path). Each benchmark runs in its own forked JVM
  * in {@code SampleTime} mode, which gives the latency distribution; throughput is derived from it by
  * Little's law for a closed loop ({@code threads / mean latency}), so both come from the same
- * samples. Options ({@code --name=value}): {@code forks}, {@code warmups}, {@code iterations},
+ * samples. Then {@link ScriptCost} measures the server's time per call of each script next to the
+ * raw commands ({@code INFO commandstats}), on the same server. Options ({@code --name=value}): {@code forks}, {@code warmups}, {@code iterations},
  * {@code time} (per iteration: {@code 1} = 1 s, or {@code 500ms}), {@code threads}, {@code include}
  * (an extra regex on benchmark names, empty for all) and {@code report} (the Markdown file).
  * Exits with 1 if a benchmark failed; the report then marks it.
@@ -49,6 +50,7 @@ public final class BenchMain {
   static final String ACQUIRE_RELEASE = PACKAGE + "AcquireReleaseBenchmark.";
   static final String RENEW = PACKAGE + "RenewBenchmark.";
   static final String HANDOFF = PACKAGE + "HandoffBenchmark.";
+  static final String CLIENT_PATH = PACKAGE + "ClientPathBenchmark.";
 
   private BenchMain() {}
 
@@ -79,6 +81,7 @@ public final class BenchMain {
     OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
     String loadBefore = loadAverage();
     List<Row> rows = new ArrayList<>();
+    List<ScriptCost.Cost> scriptCosts;
     String redisVersion;
     long wallStart = System.nanoTime();
     try (RedisProcess redis = RedisProcess.start("bench")) {
@@ -87,15 +90,19 @@ public final class BenchMain {
       System.out.printf(Locale.ROOT, "bench: redis-server %s on %s; JMH log in %s%n", redisVersion, uri,
           dir.resolve("bench-jmh.log"));
       rows.addAll(run(uri, 1, forks, warmups, iterations, time, include, dir,
-          List.of(ACQUIRE_RELEASE, RENEW, HANDOFF)));
+          List.of(ACQUIRE_RELEASE, RENEW, HANDOFF, CLIENT_PATH)));
       if (threads != 1) {
         rows.addAll(run(uri, threads, forks, warmups, iterations, time, include, dir,
-            List.of(ACQUIRE_RELEASE, RENEW)));
+            List.of(ACQUIRE_RELEASE, RENEW, CLIENT_PATH)));
       }
+      System.out.printf(Locale.ROOT, "bench: server time per script (%d rounds of %,d calls each)...%n",
+          ScriptCost.DEFAULT_ROUNDS, ScriptCost.DEFAULT_CALLS);
+      scriptCosts = ScriptCost.measure(redis.uri(), majorVersion(redisVersion) >= 7, ScriptCost.DEFAULT_ROUNDS,
+          ScriptCost.DEFAULT_CALLS);
     }
     Duration took = Duration.ofNanos(System.nanoTime() - wallStart);
     String markdown = BenchReport.markdown(started, took, loadBefore, loadAverage(), redisVersion,
-        forks, warmups, iterations, time, threads, rows);
+        forks, warmups, iterations, time, threads, rows, scriptCosts);
     try {
       Files.writeString(report, markdown, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -163,7 +170,7 @@ public final class BenchMain {
     if (prefix.equals(ACQUIRE_RELEASE)) {
       return List.of("adapter", "raw", "redisson");
     }
-    if (prefix.equals(RENEW)) {
+    if (prefix.equals(RENEW) || prefix.equals(CLIENT_PATH)) {
       return List.of("adapter");
     }
     return List.of("adapter", "redisson");
@@ -198,6 +205,13 @@ public final class BenchMain {
     } finally {
       client.shutdown();
     }
+  }
+
+  /** The major version of {@code x.y.z}; 7 (shebang scripts) when the server did not say. */
+  private static int majorVersion(String version) {
+    int dot = version.indexOf('.');
+    return dot > 0 && version.substring(0, dot).chars().allMatch(Character::isDigit)
+        ? Integer.parseInt(version.substring(0, dot)) : 7;
   }
 
   static String loadAverage() {

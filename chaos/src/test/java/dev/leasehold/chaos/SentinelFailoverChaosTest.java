@@ -76,7 +76,7 @@ class SentinelFailoverChaosTest {
 
   static List<Loss> losses() {
     return List.of(
-        // The counterexample of invariant 6: the promoted replica never saw A's INCR and issues A's token again.
+        // The counterexample of invariant 6: the promoted replica never saw A's counter write and issues A's token again.
         new Loss("failover-loss-counter", FenceMode.COUNTER, 0, row -> {
           assertEquals(row.tokenA(), row.tokenB(), "COUNTER should re-issue the lost token");
           assertEquals(1, row.counts().duplicateTokens());

@@ -6,10 +6,10 @@ package dev.leasehold.redis;
  * <p>This enum is immutable.
  */
 public enum FenceMode {
-  /** {@code INCR} of the counter: monotonic until a restart or failover loses the counter. */
+  /** The counter plus one: monotonic until a restart or failover loses the counter. */
   COUNTER("counter"),
   /**
-   * {@code max(INCR, server TIME in microseconds)}: stays monotonic across a restart or a failover
+   * {@code max(counter + 1, server TIME in microseconds)}: stays monotonic across a restart or a failover
    * that loses the counter, as long as the server clocks do not go back across it and no resource
    * is granted more than once a microsecond (a script run takes longer than that).
    */

@@ -10,10 +10,7 @@ import dev.leasehold.lease.LeaseRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.OptionalLong;
-import java.util.WeakHashMap;
 
 /**
  * The Redis lease adapter: {@link DistributedLeasePort} over a {@link LeaseGateway}.
@@ -38,11 +35,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
   private static final Duration MIN_RETRY_PAUSE = Duration.ofMillis(1);
 
   private final RedisLeaseConfig config;
-  /**
-   * Ledgers by attempt, then by lease key. Weak in the attempt, so an attempt nobody holds any
-   * more (nor any handle of it) can be collected with its ledgers. Guarded by itself.
-   */
-  private final Map<LeaseAttempt, Map<String, AttemptLedger>> ledgers = new WeakHashMap<>();
+  private final Ledgers ledgers = new Ledgers();
 
   RedisLeaseAdapter(RedisLeaseConfig config) {
     this.config = config;
@@ -149,8 +142,11 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     return Duration.ofNanos(half + extra);
   }
 
-  private AcquireOutcome acquireOnce(LeaseAttempt attempt, LeaseKeys keys, long ttlMs) {
-    AttemptLedger ledger = ledger(attempt, keys);
+  private AcquireOutcome acquireOnce(LeaseAttempt requested, LeaseKeys keys, long ttlMs) {
+    Ledgers.Slot slot = ledgers.of(requested, keys.lease());
+    // The ledger map's own attempt object from here on: this flight, and any handle it opens, keep the ledger.
+    LeaseAttempt attempt = slot.attempt();
+    AttemptLedger ledger = slot.ledger();
     // Open before the send, ended after the reply is judged: whatever of this pair ran meanwhile caps it.
     AttemptLedger.Flight flight = ledger.beginAcquire();
     try {
@@ -286,11 +282,5 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
   /** The keys of a purpose and digest that a {@link LeaseRequest} or {@link LeaseInspection} already validated. */
   private LeaseKeys keysOf(String purpose, String resourceDigest) {
     return LeaseKeys.of(config.namespace(), config.keyVersion(), purpose, resourceDigest);
-  }
-
-  private AttemptLedger ledger(LeaseAttempt attempt, LeaseKeys keys) {
-    synchronized (ledgers) {
-      return ledgers.computeIfAbsent(attempt, a -> new HashMap<>()).computeIfAbsent(keys.lease(), k -> new AttemptLedger());
-    }
   }
 }

@@ -50,7 +50,7 @@ class AclIntegrationTests {
   static final String NAMESPACE = "billing";
   /** The rule's permissions after the user name and password; README.md, "ACL", shows the same line. */
   static final String RULE = "resetkeys resetchannels -@all ~billing:lease:* &billing:lease:* +evalsha +evalsha_ro "
-      + "+script|load +info +wait +subscribe +unsubscribe +type +get +set +incr +time +pttl +pexpire +del +publish";
+      + "+script|load +info +wait +subscribe +unsubscribe +get +set +time +pttl +pexpire +del +publish";
   static final AtomicInteger RESOURCES = new AtomicInteger();
 
   @RegisterExtension

@@ -21,6 +21,7 @@ import dev.leasehold.lease.ResourceDigests;
 import dev.leasehold.redis.StubFaultGateway.Injected;
 import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.ByteArrayOutputStream;
@@ -28,6 +29,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
@@ -311,19 +313,37 @@ class RedisLeaseAdapterIntegrationTests {
     assertEquals("hash", raw.type(keys.lease()));
   }
 
+  /**
+   * ACQUIRE writes the lease before the counter, so it reads the counter first: one it cannot
+   * raise as INCR would (not a decimal integer, not a string) refuses the grant before anything is
+   * written, and the lease key stays free. A held key never needed the counter: another holder's
+   * key is still Contended, as before.
+   */
   @Test
-  void scriptFlushBetweenCalls_isRecoveredByLoadingOnce() {
-    LeaseAttempt attempt = adapter.newAttempt("op-1");
-    LeaseHandle handle = acquire(attempt, Duration.ofSeconds(5));
-    raw.scriptFlush();
-    assertInstanceOf(RenewOutcome.Renewed.class, handle.renew(Duration.ofSeconds(5)));
-    raw.scriptFlush();
-    assertInstanceOf(InspectOutcome.Held.class, adapter.inspect(new LeaseInspection("orders", digest, attempt)));
-    raw.scriptFlush();
-    assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
-    raw.scriptFlush();
-    assertInstanceOf(AcquireOutcome.Acquired.class, adapter.tryAcquire(request(attempt, Duration.ofSeconds(5))));
+  void counterThatIsNotAnInteger_refusesTheGrant_withNothingWritten_butAHeldKeyIsStillContended() {
+    LeaseAttempt other = adapter.newAttempt("other");
+    for (Runnable corrupt : List.<Runnable>of(() -> raw.set(keys.fence(), "twelve"), () -> raw.set(keys.fence(), "1.5"),
+        () -> raw.set(keys.fence(), "0x10"), () -> raw.set(keys.fence(), "007"), () -> raw.set(keys.fence(), " 7"),
+        () -> raw.hset(keys.fence(), "field", "7"))) {
+      raw.del(keys.fence());
+      corrupt.run();
+      String before = raw.type(keys.fence()).equals("string") ? raw.get(keys.fence()) : "hash";
+      AcquireOutcome outcome = adapter.tryAcquire(request(adapter.newAttempt("op-1"), Duration.ofSeconds(5)));
+      assertInstanceOf(AcquireOutcome.Indeterminate.class, outcome, "the server answered ERR, classified as ambiguous: "
+          + outcome);
+      assertEquals(0, raw.exists(keys.lease()), "no lease without a token: " + outcome);
+      assertEquals(before, raw.type(keys.fence()).equals("string") ? raw.get(keys.fence()) : "hash", "counter untouched");
+
+      raw.set(keys.lease(), other.ownership(), SetArgs.Builder.px(5_000));
+      assertInstanceOf(AcquireOutcome.Contended.class, adapter.tryAcquire(request(adapter.newAttempt("op-2"),
+          Duration.ofSeconds(5))), "held by another: a held key does not need a valid counter");
+      raw.del(keys.lease());
+    }
+    raw.del(keys.fence());
+    assertInstanceOf(AcquireOutcome.Acquired.class, adapter.tryAcquire(request(adapter.newAttempt("op-3"),
+        Duration.ofSeconds(5))));
   }
+
 
   @Test
   void sameOwnerOtherOperation_neverInheritsTheLease() {
@@ -335,6 +355,27 @@ class RedisLeaseAdapterIntegrationTests {
         adapter.tryAcquire(request(adapter.newAttempt("op-3"), Duration.ofSeconds(5))));
     assertTrue(contended.retryAfter().toMillis() > 4_000 && contended.retryAfter().toMillis() <= 5_000,
         "retryAfter is the holder's PTTL: " + contended.retryAfter());
+  }
+
+  /**
+   * RENEW and RELEASE check the whole value, not the owner token: handles of other operations of
+   * the same owner, whose leases the server dropped before their handles noticed, send both
+   * against the value of the operation that holds the lease now, and change nothing.
+   */
+  @Test
+  void sameOwnerOtherOperation_cannotRenewOrReleaseTheLease() {
+    LeaseAttempt holder = adapter.newAttempt("op-1");
+    LeaseHandle renewing = acquire(new LeaseAttempt(holder.ownerToken(), "op-2"), Duration.ofSeconds(5));
+    raw.del(keys.lease()); // dropped by the server (expired, evicted); the handle is still ACTIVE
+    LeaseHandle releasing = acquire(new LeaseAttempt(holder.ownerToken(), "op-3"), Duration.ofSeconds(5));
+    raw.del(keys.lease());
+    LeaseHandle held = acquire(holder, Duration.ofSeconds(3));
+
+    assertInstanceOf(RenewOutcome.Lost.class, renewing.renew(Duration.ofSeconds(60)));
+    assertInstanceOf(ReleaseOutcome.NotOwner.class, releasing.release());
+    assertEquals(holder.ownership(), raw.get(keys.lease()), "the holder's value stays");
+    assertTrue(raw.pttl(keys.lease()) <= 3_000, "and so does its TTL: " + raw.pttl(keys.lease()));
+    assertInstanceOf(RenewOutcome.Renewed.class, held.renew(Duration.ofSeconds(5)));
   }
 
   @Test

@@ -33,7 +33,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     Indeterminate, up to 1 min; keep it well below the lease TTLs used.
  * @param contentionRetryAfter The retryAfter reported when the server gives no positive PTTL, 1 ms to 1 min.
  * @param fenceMode How fencing tokens are made: clock-floor keeps them rising across a restart or
- *     failover that loses the counter; counter is a plain INCR.
+ *     failover that loses the counter; counter counts up by one.
  * @param replicaAck The replicas that must acknowledge a grant before its token counts as durable.
  * @param releaseSignals Whether waiters subscribe to the release channel, so that a release wakes them at once.
  */

@@ -61,7 +61,8 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  *       scripts use none.
  *   <li>{@code tonumber}: LuaJ answers nil for {@code "inf"} and {@code "nan"}, which Redis's Lua
  *       (glibc {@code strtod}) reads as numbers. It matters only if someone SETs the fencing counter
- *       to such a text, which the scripts then read as 0 here.
+ *       to such a text: a grant refuses it on both (not a decimal integer), a replay reports it as
+ *       0 here.
  *   <li>{@code tostring} of a number: LuaJ writes integral values whole ({@code 1e15} as
  *       {@code 1000000000000000}), Lua 5.1 with {@code %.14g} ({@code 1e+15}). The scripts never
  *       turn a number into a string but through {@code string.format('%d')}.

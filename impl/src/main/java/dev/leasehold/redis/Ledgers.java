@@ -1,0 +1,73 @@
+package dev.leasehold.redis;
+
+import dev.leasehold.lease.LeaseAttempt;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+/**
+ * One adapter's {@link AttemptLedger}s, by attempt and then by lease key: the same pair (attempt,
+ * lease key) gets the same ledger from any thread and from any equal attempt (one rebuilt from its
+ * token and operation id finds the ledger of the original).
+ *
+ * <p>Weak in the attempt, so an attempt nobody uses any more is collected with its ledgers. What
+ * keeps them is the attempt object the map holds, so {@link #of} hands that object back: callers
+ * send and open handles with it, and then every flight in progress (on its thread's stack) and
+ * every handle keeps the pair's ledger. Keyed by the caller's own equal copy instead, a ledger was
+ * dropped while a handle of the pair still renewed (the copy that was the key had been collected),
+ * and the next replay got a new ledger that did not see that renew in flight.
+ *
+ * <p>Striped: an attempt lives in one of {@value #STRIPES} maps chosen by its hash, each guarded
+ * by itself, because one map under one lock was the adapter's most contended monitor at 8 threads
+ * (bench/README.md).
+ *
+ * <p>This class is threadsafe.
+ */
+final class Ledgers {
+  static final int STRIPES = 16;
+
+  /**
+   * A pair's ledger and the attempt object that keeps it: use this attempt, not an equal copy.
+   *
+   * <p>This record is immutable.
+   */
+  record Slot(LeaseAttempt attempt, AttemptLedger ledger) {}
+
+  /** One attempt's ledgers by lease key, and the attempt object that is the map's key (weakly). */
+  private static final class ByKey {
+    final WeakReference<LeaseAttempt> attempt;
+    final Map<String, AttemptLedger> ledgers = new HashMap<>();
+
+    ByKey(LeaseAttempt attempt) {
+      this.attempt = new WeakReference<>(attempt);
+    }
+  }
+
+  private final List<Map<LeaseAttempt, ByKey>> stripes = new ArrayList<>(STRIPES);
+
+  Ledgers() {
+    for (int i = 0; i < STRIPES; i++) {
+      stripes.add(new WeakHashMap<>());
+    }
+  }
+
+  /** The ledger of {@code attempt} on {@code leaseKey}, created on first use, and the attempt that keeps it. */
+  Slot of(LeaseAttempt attempt, String leaseKey) {
+    int h = attempt.hashCode();
+    Map<LeaseAttempt, ByKey> stripe = stripes.get(Math.floorMod(h ^ (h >>> 16), STRIPES));
+    synchronized (stripe) {
+      ByKey byKey = stripe.get(attempt);
+      LeaseAttempt key = byKey == null ? null : byKey.attempt.get();
+      if (key == null) {
+        // None yet, or its key was collected between the map's expunging and now: start afresh.
+        byKey = new ByKey(attempt);
+        stripe.put(attempt, byKey);
+        key = attempt;
+      }
+      return new Slot(key, byKey.ledgers.computeIfAbsent(leaseKey, k -> new AttemptLedger()));
+    }
+  }
+}
