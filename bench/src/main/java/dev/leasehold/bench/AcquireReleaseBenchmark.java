@@ -127,7 +127,7 @@ public class AcquireReleaseBenchmark {
   }
 
   @Benchmark
-  public ReleaseOutcome adapter(Adapter a, Resource r) {
+  public ReleaseOutcome adapter(Adapter a, Resource r, CpuMeter cpu) {
     AcquireOutcome acquired = a.port.tryAcquire(
         LeaseRequest.once(BenchRedis.PURPOSE, r.digest, TTL, a.port.newAttempt(r.nextOperationId())));
     if (!(acquired instanceof AcquireOutcome.Acquired granted)) {
@@ -140,11 +140,12 @@ public class AcquireReleaseBenchmark {
     if (!(released instanceof ReleaseOutcome.Released)) {
       throw new IllegalStateException("adapter release: " + released);
     }
+    cpu.done();
     return released;
   }
 
   @Benchmark
-  public long raw(Raw raw, Resource r) {
+  public long raw(Raw raw, Resource r, CpuMeter cpu) {
     String token = UUID.randomUUID().toString();
     String set = raw.commands.set(r.rawKey, token, raw.setArgs);
     if (!"OK".equals(set)) {
@@ -154,16 +155,18 @@ public class AcquireReleaseBenchmark {
     if (deleted == null || deleted != 1L) {
       throw new IllegalStateException("raw compare-and-delete: " + deleted);
     }
+    cpu.done();
     return deleted;
   }
 
   @Benchmark
-  public boolean redisson(RedissonState redisson, Resource r) throws InterruptedException {
+  public boolean redisson(RedissonState redisson, Resource r, CpuMeter cpu) throws InterruptedException {
     RLock lock = redisson.client.getLock("bench:redisson:" + r.digest);
     if (!lock.tryLock(0, TTL.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException("redisson tryLock(0, ttl) failed on an uncontended lock");
     }
     lock.unlock();
+    cpu.done();
     return true;
   }
 }

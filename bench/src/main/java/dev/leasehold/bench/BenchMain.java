@@ -69,7 +69,7 @@ public final class BenchMain {
   public static void main(String[] args) throws RunnerException {
     Map<String, String> options = parse(args);
     int forks = Integer.parseInt(options.getOrDefault("forks", "1"));
-    int warmups = Integer.parseInt(options.getOrDefault("warmups", "2"));
+    int warmups = Integer.parseInt(options.getOrDefault("warmups", "8"));
     int iterations = Integer.parseInt(options.getOrDefault("iterations", "3"));
     TimeValue time = time(options.getOrDefault("time", "1"));
     int threads = Integer.parseInt(options.getOrDefault("threads", "8"));
@@ -83,6 +83,7 @@ public final class BenchMain {
     List<Row> rows = new ArrayList<>();
     List<ScriptCost.Cost> scriptCosts;
     String redisVersion;
+    clearCpuFigures(dir);
     long wallStart = System.nanoTime();
     try (RedisProcess redis = RedisProcess.start("bench")) {
       redisVersion = redisVersion(redis);
@@ -102,7 +103,7 @@ public final class BenchMain {
     }
     Duration took = Duration.ofNanos(System.nanoTime() - wallStart);
     String markdown = BenchReport.markdown(started, took, loadBefore, loadAverage(), redisVersion,
-        forks, warmups, iterations, time, threads, rows, scriptCosts);
+        forks, warmups, iterations, time, threads, rows, scriptCosts, cpuFigures(dir));
     try {
       Files.writeString(report, markdown, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -139,7 +140,8 @@ public final class BenchMain {
         .measurementTime(time)
         .threads(threads)
         .shouldFailOnError(false)
-        .jvmArgsAppend("-D" + BenchRedis.URI_PROPERTY + "=" + uri, "-Xmx512m",
+        .jvmArgsAppend("-D" + BenchRedis.URI_PROPERTY + "=" + uri, "-D" + CpuMeter.DIR_PROPERTY + "=" + cpuDir(dir),
+            "-Xmx512m",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
         .output(dir.resolve("bench-jmh.log").toString() + (threads == 1 ? "" : "." + threads))
         .result(dir.resolve("bench-results-t" + threads + ".json").toString())
@@ -204,6 +206,36 @@ public final class BenchMain {
       return "unknown";
     } finally {
       client.shutdown();
+    }
+  }
+
+  /** Where the benchmark JVMs write their {@link CpuMeter} figures. */
+  private static Path cpuDir(Path dir) {
+    return dir.resolve("bench-cpu");
+  }
+
+  private static void clearCpuFigures(Path dir) {
+    try {
+      Files.createDirectories(cpuDir(dir));
+      try (var files = Files.list(cpuDir(dir))) {
+        for (Path f : files.toList()) {
+          Files.delete(f);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static List<CpuMeter.Figures> cpuFigures(Path dir) {
+    try (var files = Files.list(cpuDir(dir))) {
+      List<CpuMeter.Figures> figures = new ArrayList<>();
+      for (Path f : files.sorted().toList()) {
+        figures.add(CpuMeter.Figures.parse(Files.readString(f, StandardCharsets.UTF_8)));
+      }
+      return figures;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -22,7 +22,7 @@ final class BenchReport {
 
   static String markdown(OffsetDateTime started, Duration took, String loadBefore, String loadAfter,
       String redisVersion, int forks, int warmups, int iterations, TimeValue time, int threads, List<BenchMain.Row> rows,
-      List<ScriptCost.Cost> scriptCosts) {
+      List<ScriptCost.Cost> scriptCosts, List<CpuMeter.Figures> cpu) {
     StringBuilder md = new StringBuilder();
     md.append("# Leasehold benchmark report (short mode)\n\n");
     md.append("- date: ").append(BenchMain.date(started)).append(" (run took ").append(took.toSeconds()).append(" s)\n");
@@ -76,8 +76,26 @@ final class BenchReport {
         "HandoffBenchmark.redisson", r -> r.stats().getPercentile(99), null);
     md.append("\nTargets (issue 16) are measured, not asserted. Noise between runs on a shared machine is\n")
         .append("20-50%: compare ratios within one run, not absolute figures across runs.\n");
+    cpu(md, cpu);
     scriptCosts(md, scriptCosts);
     return md.toString();
+  }
+
+  /** Client and server CPU per operation, and the adapter's against the raw pair's at each thread count. */
+  private static void cpu(StringBuilder md, List<CpuMeter.Figures> cpu) {
+    if (cpu.isEmpty()) {
+      return;
+    }
+    md.append("\n## CPU per operation (measured iterations, same run)\n\n");
+    md.append("The benchmark JVM's process CPU time (benchmark threads, lettuce, JIT, GC) and redis-server's (`INFO cpu`)\n")
+        .append("over the measured iterations, divided by the operations done in them. Both share the machine's cores.\n\n");
+    md.append("| benchmark | threads | operations | client CPU (us/op) | server CPU (us/op) | sum (us/op) |\n");
+    md.append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for (CpuMeter.Figures f : cpu) {
+      md.append(String.format(Locale.ROOT, "| %s | %d | %,d | %.1f | %.1f | %.1f |%n",
+          f.benchmark().replace("dev.leasehold.bench.", ""), f.threads(), f.ops(), f.clientMicrosPerOp(),
+          f.serverMicrosPerOp(), f.clientMicrosPerOp() + f.serverMicrosPerOp()));
+    }
   }
 
   /** The server's µs per call of each script and raw command, and each against SET NX PX. */

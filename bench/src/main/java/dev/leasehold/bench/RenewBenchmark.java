@@ -47,11 +47,12 @@ public class RenewBenchmark {
   }
 
   @Benchmark
-  public RenewOutcome adapter(Held held) {
+  public RenewOutcome adapter(Held held, CpuMeter cpu) {
     RenewOutcome outcome = held.handle.renew(AcquireReleaseBenchmark.TTL);
     if (!(outcome instanceof RenewOutcome.Renewed)) {
       throw new IllegalStateException("adapter renew: " + outcome);
     }
+    cpu.done();
     return outcome;
   }
 }

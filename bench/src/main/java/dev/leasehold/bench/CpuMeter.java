@@ -1,0 +1,117 @@
+package dev.leasehold.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * CPU time per operation over the measured iterations of one benchmark: the benchmark JVM's (the
+ * client: the benchmark threads, lettuce's I/O thread, JIT and GC) and redis-server's ({@code INFO
+ * cpu}, user + system). On two cores shared by both, throughput at 8 threads is bounded by their
+ * sum per operation, so this says which side an implementation spends more on. Each benchmark
+ * method calls {@link #done()} once per operation. At the end of the trial the figures go to a
+ * file in {@value #DIR_PROPERTY}, which {@link BenchMain} reads into the report.
+ *
+ * <p>This class is threadsafe.
+ */
+@State(Scope.Benchmark)
+public class CpuMeter {
+  /** The system property naming the directory the figures are written to; none, none written. */
+  public static final String DIR_PROPERTY = "leasehold.bench.cpuDir";
+
+  private final LongAdder ops = new LongAdder();
+  private RedisClient client;
+  private StatefulRedisConnection<String, String> connection;
+  private long clientNanos0;
+  private double serverSeconds0;
+  private long clientNanos;
+  private double serverSeconds;
+  private long measuredOps;
+
+  /** One operation done. */
+  public void done() {
+    ops.increment();
+  }
+
+  @Setup(Level.Trial)
+  public void connect() {
+    client = RedisClient.create(BenchRedis.uri());
+    connection = client.connect();
+  }
+
+  @Setup(Level.Iteration)
+  public void begin() {
+    ops.reset();
+    clientNanos0 = processCpuNanos();
+    serverSeconds0 = serverCpuSeconds();
+  }
+
+  @TearDown(Level.Iteration)
+  public void end(IterationParams iteration) {
+    if (iteration.getType() == IterationType.MEASUREMENT) {
+      clientNanos += processCpuNanos() - clientNanos0;
+      serverSeconds += serverCpuSeconds() - serverSeconds0;
+      measuredOps += ops.sum();
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void write(BenchmarkParams benchmark) throws IOException {
+    connection.close();
+    client.shutdown();
+    String dir = System.getProperty(DIR_PROPERTY);
+    if (dir == null || measuredOps == 0) {
+      return;
+    }
+    String line = String.format(Locale.ROOT, "%s %d %d %d %.6f%n", benchmark.getBenchmark(), benchmark.getThreads(),
+        measuredOps, clientNanos, serverSeconds);
+    Files.writeString(Path.of(dir).resolve(benchmark.getBenchmark() + "-t" + benchmark.getThreads() + ".cpu"), line,
+        StandardCharsets.UTF_8);
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /** used_cpu_user + used_cpu_sys of the server, in seconds. */
+  private double serverCpuSeconds() {
+    double seconds = 0;
+    for (String line : connection.sync().info("cpu").split("\r?\n")) {
+      if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+        seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return seconds;
+  }
+
+  /** A written line: benchmark, threads, operations, client CPU ns, server CPU s. */
+  record Figures(String benchmark, int threads, long ops, long clientNanos, double serverSeconds) {
+    double clientMicrosPerOp() {
+      return clientNanos / 1_000.0 / ops;
+    }
+
+    double serverMicrosPerOp() {
+      return serverSeconds * 1_000_000.0 / ops;
+    }
+
+    static Figures parse(String line) {
+      String[] f = line.trim().split(" ");
+      return new Figures(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+          Double.parseDouble(f[4]));
+    }
+  }
+}
