@@ -128,8 +128,18 @@ public class AcquireReleaseBenchmark {
 
   @Benchmark
   public ReleaseOutcome adapter(Adapter a, Resource r, CpuMeter cpu) {
-    AcquireOutcome acquired = a.port.tryAcquire(
-        LeaseRequest.once(BenchRedis.PURPOSE, r.digest, TTL, a.port.newAttempt(r.nextOperationId())));
+    ReleaseOutcome released = acquireAndRelease(a.port, r);
+    cpu.done();
+    return released;
+  }
+
+  /**
+   * A fresh attempt's {@code tryAcquire(once)} on the thread's resource, then its release, each
+   * checked (a grant must carry a fencing token): the adapter's benchmark, with or without I/O.
+   */
+  static ReleaseOutcome acquireAndRelease(RedisLeaseAdapter port, Resource r) {
+    AcquireOutcome acquired = port.tryAcquire(
+        LeaseRequest.once(BenchRedis.PURPOSE, r.digest, TTL, port.newAttempt(r.nextOperationId())));
     if (!(acquired instanceof AcquireOutcome.Acquired granted)) {
       throw new IllegalStateException("adapter acquire: " + acquired);
     }
@@ -140,7 +150,6 @@ public class AcquireReleaseBenchmark {
     if (!(released instanceof ReleaseOutcome.Released)) {
       throw new IllegalStateException("adapter release: " + released);
     }
-    cpu.done();
     return released;
   }
 

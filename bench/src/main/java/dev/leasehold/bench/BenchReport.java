@@ -81,7 +81,7 @@ final class BenchReport {
     return md.toString();
   }
 
-  /** Client and server CPU per operation, and the adapter's against the raw pair's at each thread count. */
+  /** Client and server CPU per operation of each benchmark that measured it. */
   private static void cpu(StringBuilder md, List<CpuMeter.Figures> cpu) {
     if (cpu.isEmpty()) {
       return;

@@ -1,7 +1,5 @@
 package dev.leasehold.bench;
 
-import dev.leasehold.lease.AcquireOutcome;
-import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.redis.FenceMode;
 import dev.leasehold.redis.GatewayReply;
@@ -45,16 +43,7 @@ public class ClientPathBenchmark {
 
   @Benchmark
   public ReleaseOutcome adapter(NoIo a, AcquireReleaseBenchmark.Resource r) {
-    AcquireOutcome acquired = a.port.tryAcquire(
-        LeaseRequest.once(BenchRedis.PURPOSE, r.digest, AcquireReleaseBenchmark.TTL, a.port.newAttempt(r.nextOperationId())));
-    if (!(acquired instanceof AcquireOutcome.Acquired granted)) {
-      throw new IllegalStateException("client path acquire: " + acquired);
-    }
-    ReleaseOutcome released = granted.handle().release();
-    if (!(released instanceof ReleaseOutcome.Released)) {
-      throw new IllegalStateException("client path release: " + released);
-    }
-    return released;
+    return AcquireReleaseBenchmark.acquireAndRelease(a.port, r);
   }
 
   /** Grants every ACQUIRE with the next token and the full TTL; every RELEASE deletes. Threadsafe. */

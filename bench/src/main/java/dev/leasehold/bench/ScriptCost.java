@@ -169,7 +169,7 @@ final class ScriptCost {
         throw new IllegalStateException("script cost: " + v.name() + " answered " + got + ", not " + v.expected());
       }
     }
-    return usecPerCall(stats, v.command());
+    return CommandStats.usecPerCall(stats, v.command());
   }
 
   private static List<RedisFuture<?>> awaitAll(int calls, IntFunction<RedisFuture<?>> send) {
@@ -186,20 +186,5 @@ final class ScriptCost {
       }
     }
     return futures;
-  }
-
-  /** {@code usec_per_call} of {@code command} in an {@code INFO commandstats} reply. */
-  static double usecPerCall(String commandstats, String command) {
-    String prefix = "cmdstat_" + command + ":";
-    for (String line : commandstats.split("\r?\n")) {
-      if (line.startsWith(prefix)) {
-        for (String field : line.substring(prefix.length()).split(",")) {
-          if (field.startsWith("usec_per_call=")) {
-            return Double.parseDouble(field.substring("usec_per_call=".length()));
-          }
-        }
-      }
-    }
-    throw new IllegalStateException("no " + command + " in INFO commandstats");
   }
 }

@@ -141,19 +141,6 @@ class OneRoundTripPerOperationIntegrationTests {
 
   /** {@code cmdstat_<name>:calls=..,usec=..,...} parsed into name -> field -> value. */
   static Map<String, Map<String, String>> commandStats() {
-    Map<String, Map<String, String>> stats = new TreeMap<>();
-    for (String line : OneRoundTripPerOperationIntegrationTests.stats.info("commandstats").split("\r?\n")) {
-      if (!line.startsWith("cmdstat_")) {
-        continue;
-      }
-      int colon = line.indexOf(':');
-      Map<String, String> fields = new TreeMap<>();
-      for (String pair : line.substring(colon + 1).split(",")) {
-        int eq = pair.indexOf('=');
-        fields.put(pair.substring(0, eq), pair.substring(eq + 1));
-      }
-      stats.put(line.substring("cmdstat_".length(), colon), fields);
-    }
-    return stats;
+    return CommandStats.parse(OneRoundTripPerOperationIntegrationTests.stats.info("commandstats"));
   }
 }
