@@ -20,8 +20,11 @@
 (* and parameters; a Tick names its drift d), so "could not match" is not  *)
 (* a wrong guess earlier on: the spec allows no step there at all.         *)
 (*                                                                         *)
-(* The recorded chains are single-threaded: Lane has one thread, and every *)
-(* event names the attempt alone.                                          *)
+(* Lanes: a concurrent step of the model tests (a replay beside a renew   *)
+(* or a release of the same attempt, on two threads) is two lanes, the    *)
+(* replay on lane 1 and the other call on lane 2; its events name their   *)
+(* lane (e.l), interleaved as the threads reached the gateway's send,     *)
+(* server step and reply.  Every other event is on lane 1.                 *)
 (*                                                                         *)
 (* The wait loop of tryAcquire (RedisLeaseAdapter), which Lease.tla leaves *)
 (* out, is its tries: each a TryAcquire or Replay of the same attempt, the *)
@@ -37,6 +40,15 @@
 (* shifts the Java tokens, see SpecTrace.of), and an adapter with replica  *)
 (* acknowledgement against "ReplicaAck": its WAIT, answered, is a          *)
 (* "replicate" event between the script's Apply and the reply's Deliver.  *)
+(*                                                                         *)
+(* Real time (chains on a real redis-server, FenceMode.COUNTER): a tick is *)
+(* 1 ms, and since the real clocks cannot be put on the grid exactly (the  *)
+(* client's clock is frozen per step while the server's runs on, a script  *)
+(* runs at an instant known only within a window, Redis rounds to its own  *)
+(* ms), time is "elapse" events to any tick of a window the real clocks    *)
+(* prove, and the obs event bounds expiries and deadlines by windows.      *)
+(* Outcomes, the holder, the counter, handle states and tokens compare     *)
+(* exactly.                                                                *)
 (***************************************************************************)
 EXTENDS Lease, Sequences, TLC
 
@@ -48,8 +60,10 @@ VARIABLES
 
 traceVars == <<vars, j, i>>   \* All variables: Lease.tla's and the trace position.
 
-ASSUME Cardinality(Lane) = 1
-L == CHOOSE l \in Lane : TRUE   \* The one thread of a recorded chain.
+ASSUME Lane = 1..Cardinality(Lane)   \* Lanes are numbered: lane 1 and, with concurrent steps, lane 2.
+
+(* The lane of event e: the one it names, else lane 1.                     *)
+LaneOf(e) == IF "l" \in DOMAIN e THEN e.l ELSE 1
 
 (* The outcomes after which the wait loop tries again.                    *)
 RetryOutcomes == {"Contended", "Unavailable", "Overloaded", "Indeterminate"}
@@ -66,16 +80,20 @@ OutcomeAgrees(e, r) == IF e.out = "retry" THEN r \in RetryOutcomes ELSE e.out = 
 HolderIs(h) == IF h = 0 THEN srv.holder = None ELSE srv.holder = h
 
 (* An "obs" event: the implementation right after a chain step agrees     *)
-(* with the spec's state.  remainingValidity() is 0 unless ACTIVE.         *)
+(* with the spec's state.  remainingValidity() is 0 unless ACTIVE.  On    *)
+(* real time (a real-server chain) the event bounds the key's expiry and  *)
+(* each ACTIVE handle's deadline by windows instead of stating the clocks, *)
+(* the expiry and the remaining validity (see Elapse).                     *)
 ObsAgrees(e) ==
-    /\ now = e.now
-    /\ cnow = e.cnow
+    /\ "now" \in DOMAIN e => now = e.now /\ cnow = e.cnow
     /\ HolderIs(e.holder)
-    /\ e.holder # 0 => srv.expiry = e.exp
+    /\ e.holder # 0 => IF "exp" \in DOMAIN e THEN srv.expiry = e.exp ELSE srv.expiry \in e.expLo..e.expHi
     /\ srv.fence = e.fence
     /\ \A a \in Attempt :
           /\ Observed(a) = e.hs[a]
-          /\ (IF Observed(a) = "ACTIVE" THEN Deadline(a) - cnow ELSE 0) = e.rem[a]
+          /\ IF "rem" \in DOMAIN e
+             THEN (IF Observed(a) = "ACTIVE" THEN Deadline(a) - cnow ELSE 0) = e.rem[a]
+             ELSE Observed(a) = "ACTIVE" => Deadline(a) \in e.dlLo[a]..e.dlHi[a]
           /\ tok[a] = e.tok[a]
 
 (* An "inspect" event: RedisLeaseAdapter.inspect's result against          *)
@@ -85,7 +103,8 @@ InspectAgrees(e) ==
     LET r == InspectReply(e.a) IN
     IF e.faulted THEN e.out \in {"Unavailable", "Indeterminate", "Overloaded"}
     ELSE IF r.held THEN /\ e.out = "Held" /\ e.mine = r.mine
-                        /\ e.pttl = r.pttl /\ e.token = r.token
+                        /\ e.pttl >= 0 => e.pttl = r.pttl            \* -1: not compared (real time)
+                        /\ "token" \in DOMAIN e => e.token = r.token  \* absent: not stated
     ELSE e.out = "Absent"
 
 (* A "local" event: a call that sent nothing.  Lease.tla has these as      *)
@@ -94,32 +113,45 @@ InspectAgrees(e) ==
 (* spec's Renew or Release is not enabled.                                 *)
 LocalAgrees(e) ==
     CASE e.out = "IllegalArgumentException" -> e.kind # "release" /\ ~TtlOk(e.t)
-      [] e.out = "NotActive" /\ e.kind = "renew" -> ~CanRenew(e.a, L)
+      [] e.out = "NotActive" /\ e.kind = "renew" -> ~CanRenew(e.a, LaneOf(e))
       [] e.out = "NotActive" /\ e.kind = "release" -> ~(hs[e.a] \in Live /\ Observed(e.a) # "LOST")
       [] OTHER -> FALSE
 
 (* The send that starts a call of kind e.kind with TTL e.t (0 for release).*)
 SendStep(e) ==
-    CASE e.kind = "acquire" -> TryAcquire(e.a, L, e.t) \/ Replay(e.a, L, e.t)
-      [] e.kind = "renew"   -> Renew(e.a, L, e.t)
-      [] e.kind = "release" -> Release(e.a, L)
+    LET l == LaneOf(e) IN
+    CASE e.kind = "acquire" -> TryAcquire(e.a, l, e.t) \/ Replay(e.a, l, e.t)
+      [] e.kind = "renew"   -> Renew(e.a, l, e.t)
+      [] e.kind = "release" -> Release(e.a, l)
+
+(* Real time: the spec's clock moves to any tick of [e.lo, e.hi] that is  *)
+(* not in its past, as that many Tick(0) steps would (the client's clock  *)
+(* is the server's: lag 0).  The real clocks prove the instant lies in     *)
+(* the window; TLC follows every choice the later events allow.            *)
+Elapse(e) ==
+    \E t \in Max(now, e.lo)..e.hi :
+        /\ now' = t
+        /\ srv' = Expired(srv, t)
+        /\ replica' = Expired(replica, t)
+        /\ UNCHANGED <<lag, call, sent, handleVars, delayed, storeVars, grants, calls>>
 
 (* Event e is one step of Lease.tla (or a check on a stuttering step).     *)
 EventStep(e) ==
     CASE e.op = "send"    -> SendStep(e)
-      [] e.op = "apply"   -> Apply(e.a, L)
-      [] e.op = "lose"    -> LoseReply(e.a, L)
-      [] e.op = "refuse"  -> Refuse(e.a, L)
-      [] e.op = "timeout" -> /\ Timeout(e.a, L)   \* Lost: a renew whose handle is LOST by local expiry
+      [] e.op = "apply"   -> Apply(e.a, LaneOf(e))
+      [] e.op = "lose"    -> LoseReply(e.a, LaneOf(e))
+      [] e.op = "refuse"  -> Refuse(e.a, LaneOf(e))
+      [] e.op = "timeout" -> /\ Timeout(e.a, LaneOf(e))   \* Lost: a renew whose handle is LOST by local expiry
                              /\ \/ e.out = "Indeterminate"
                                 \/ e.out = "Lost" /\ Observed(e.a)' = "LOST"
-      [] e.op = "deliver" -> /\ call[e.a][L].phase \in {"replied", "refused"}
-                             /\ OutcomeAgrees(e, ResultOf(e.a, L))
-                             /\ e.oexp >= 0 => ObservedExpiry(e.a, L) = e.oexp
-                             /\ Deliver(e.a, L)
+      [] e.op = "deliver" -> /\ call[e.a][LaneOf(e)].phase \in {"replied", "refused"}
+                             /\ OutcomeAgrees(e, ResultOf(e.a, LaneOf(e)))
+                             /\ e.oexp >= 0 => ObservedExpiry(e.a, LaneOf(e)) = e.oexp
+                             /\ Deliver(e.a, LaneOf(e))
       [] e.op = "late"    -> LET m == [a |-> e.a, kind |-> e.kind, ttl |-> e.t] IN
                              m \in delayed /\ ApplyLate(m)
       [] e.op = "tick"    -> Tick(e.d)
+      [] e.op = "elapse"  -> Elapse(e)
       [] e.op = "restart" -> Restart
       [] e.op = "replicate" -> \* WAIT answered: the replica has the primary's state (maybe already)
                              Replicate \/ (replica = srv /\ UNCHANGED vars)

@@ -68,12 +68,26 @@ public final class Interleaving {
   }
 
   /**
+   * What a run did: each lane's result, and the points in the order the lanes reached them, each
+   * {@code lane:kind:point} (the gateway's send, server and reply points) or {@code lane:end}
+   * (the lane's call returned). Trace validation writes a concurrent step from these.
+   */
+  public record Ran<T>(List<T> results, List<String> points) {
+    public Ran {
+      results = List.copyOf(results);
+      points = List.copyOf(points);
+    }
+  }
+
+  /**
    * Runs {@code lane0} and {@code lane1} interleaved by run {@code index} (0..39: schedule
    * {@code index % 20}, lane {@code index / 20} first to its first point), running
-   * {@code check} (given the points passed so far) at every stop; returns their results. An exception of a lane is thrown here.
+   * {@code check} (given the points reached so far) at every stop. An exception of a lane is thrown here.
    */
-  public static <T> List<T> run(Callable<T> lane0, Callable<T> lane1, int index, Consumer<List<String>> check) {
-    return new Interleaving().go(List.of(lane0, lane1), index / SCHEDULES, order(index % SCHEDULES), check);
+  public static <T> Ran<T> run(Callable<T> lane0, Callable<T> lane1, int index, Consumer<List<String>> check) {
+    Interleaving i = new Interleaving();
+    List<T> results = i.go(List.of(lane0, lane1), index / SCHEDULES, order(index % SCHEDULES), check);
+    return new Ran<>(results, i.points());
   }
 
   /**
@@ -105,7 +119,7 @@ public final class Interleaving {
     return -1;
   }
 
-  /** The points each lane reached so far, in order, e.g. {@code 0:renew:send} (for messages). */
+  /** The points the lanes reached so far, in order, e.g. {@code 0:renew:send}, {@code 1:end}. */
   public synchronized List<String> points() {
     return List.copyOf(points);
   }
@@ -154,6 +168,7 @@ public final class Interleaving {
           CURRENT.remove();
           LANE.remove();
           synchronized (this) {
+            points.add(lane + ":end");
             done[lane] = true;
             turn = -1;
             notifyAll();

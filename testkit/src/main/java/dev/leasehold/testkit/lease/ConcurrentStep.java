@@ -1,5 +1,6 @@
 package dev.leasehold.testkit.lease;
 
+import dev.leasehold.lease.AcquireOutcome;
 import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseState;
@@ -62,20 +63,40 @@ final class ConcurrentStep {
 
   String run(int schedule) {
     if (schedule == 0) {
+      w.recorder.relabel("replay");
       String replay = w.tryAcquire("replay", attempt, replayTtlMs, 0);
       w.check();
+      w.recorder.relabel(kind);
       return replay + "/" + call();
     }
     Snapshot before = w.snapshot();
-    Callable<Outcome> replay = this::replayLane;
-    Callable<Outcome> other = kind.equals("renew") ? this::renewLane : this::releaseLane;
-    List<Outcome> out = Interleaving.run(replay, other, schedule - 1, this::checkAt);
-    judge("replay", out.get(0));
-    judge(kind, out.get(1));
-    // A renew rejected before I/O opened no flight: it caps nothing.
-    resync(kind.equals("renew") && !Set.of("IllegalArgumentException", "NotActive").contains(out.get(1).variant()));
-    String label = out.get(0).variant() + "/" + out.get(1).variant();
+    Callable<TraceStep.Lane> replay = this::replayLane;
+    Callable<TraceStep.Lane> other = kind.equals("renew") ? this::renewLane : this::releaseLane;
+    // The first violation at a stop is thrown once both calls returned, so that the failing step,
+    // whole, is in the chain's trace (trace validation must reject it at this step).
+    PropertyViolation[] violation = new PropertyViolation[1];
+    Interleaving.Ran<TraceStep.Lane> ran = Interleaving.run(replay, other, schedule - 1, points -> {
+      if (violation[0] == null) {
+        try {
+          checkAt(points);
+        } catch (PropertyViolation v) {
+          violation[0] = v;
+        }
+      }
+    });
+    Outcome replayed = ran.results().get(0).outcome();
+    Outcome called = ran.results().get(1).outcome();
+    String label = replayed.variant() + "/" + called.variant();
     w.record(op, attempt, -1, Outcome.of(label), before, null, ttlMs);
+    w.recorder.lanes(ran.results(), ran.points());
+    if (violation[0] != null) {
+      w.recorder.record(w.snapshot());
+      throw violation[0];
+    }
+    judge("replay", replayed);
+    judge(kind, called);
+    // A renew rejected before I/O opened no flight: it caps nothing.
+    resync(kind.equals("renew") && !Set.of("IllegalArgumentException", "NotActive").contains(called.variant()));
     return label;
   }
 
@@ -84,28 +105,35 @@ final class ConcurrentStep {
     return kind.equals("renew") ? w.renew(handle, ttlMs) : w.release(handle);
   }
 
-  private Outcome replayLane() {
+  private TraceStep.Lane replayLane() {
     try {
       LeaseRequest request = new LeaseRequest(LeaseWorld.PURPOSE, LeaseWorld.DIGEST, Duration.ZERO,
           Duration.ofMillis(replayTtlMs), w.attempts.get(attempt));
-      Outcome o = Outcomes.of(w.port.tryAcquire(request), w.handles::id);
+      AcquireOutcome raw = w.port.tryAcquire(request);
+      Outcome o = Outcomes.of(raw, w.handles::id);
       w.handles.returned(o.handle(), attempt);
-      return o;
+      return lane("acquire", replayTtlMs, o, o.handle() >= 0 ? w.handles.get(o.handle()) : null);
     } catch (IllegalArgumentException e) {
-      return Outcome.of("IllegalArgumentException");
+      return lane("acquire", replayTtlMs, Outcome.of("IllegalArgumentException"), null);
     }
   }
 
-  private Outcome renewLane() {
+  private TraceStep.Lane renewLane() {
     try {
-      return Outcomes.of(w.handles.get(handle).renew(Duration.ofMillis(ttlMs)));
+      Outcome o = Outcomes.of(w.handles.get(handle).renew(Duration.ofMillis(ttlMs)));
+      return lane("renew", ttlMs, o, o.variant().equals("Renewed") ? w.handles.get(handle) : null);
     } catch (IllegalArgumentException e) {
-      return Outcome.of("IllegalArgumentException");
+      return lane("renew", ttlMs, Outcome.of("IllegalArgumentException"), null);
     }
   }
 
-  private Outcome releaseLane() {
-    return Outcomes.of(w.handles.get(handle).release());
+  private TraceStep.Lane releaseLane() {
+    return lane("release", 0, Outcomes.of(w.handles.get(handle).release()), null);
+  }
+
+  /** A lane's call as it returns, with the observedServerExpiry its success set (read before the other lane moves). */
+  private static TraceStep.Lane lane(String callKind, long ttl, Outcome o, LeaseHandle set) {
+    return new TraceStep.Lane(callKind, ttl, o, set == null ? -1 : TraceRecorder.chainNanos(set.observedServerExpiry()));
   }
 
   /** At every stop, with both lanes stopped: what any reader of the handles may rely on. */

@@ -143,16 +143,32 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     return from.get((int) (arg % from.size()));
   }
 
-  private static int handle(LeaseWorld w, long arg) {
-    return (int) (arg % w.handles.size());
+  private int handle(LeaseWorld w, long arg) {
+    List<Integer> ids = pickable(w);
+    return ids.get((int) (arg % ids.size()));
   }
 
   private static long newest(SplittableRandom r) {
     return r.nextBoolean() ? 0 : r.nextLong(0, 16);
   }
 
-  private static int fromNewest(LeaseWorld w, long arg) {
-    return w.handles.size() - 1 - handle(w, arg);
+  private int fromNewest(LeaseWorld w, long arg) {
+    List<Integer> ids = pickable(w);
+    return ids.get(ids.size() - 1 - (int) (arg % ids.size()));
+  }
+
+  /**
+   * The handles an action may use: all, or in a chain that conforms to the spec each attempt's
+   * newest, the one the spec's single handle per attempt ({@code hs[a]}) stands for. An attempt
+   * gets a second handle only from a replay of a concurrent step that superseded the first.
+   */
+  private List<Integer> pickable(LeaseWorld w) {
+    List<Integer> ids = IntStream.range(0, w.handles.size()).boxed().toList();
+    if (!config.specConformant()) {
+      return ids;
+    }
+    return ids.stream().filter(i -> IntStream.range(i + 1, w.handles.size())
+        .noneMatch(j -> w.handles.attempt(j) == w.handles.attempt(i))).toList();
   }
 
   private static boolean hasHandles(LeaseWorld w, long[] a) {

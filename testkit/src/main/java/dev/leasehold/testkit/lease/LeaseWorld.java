@@ -75,7 +75,8 @@ public final class LeaseWorld implements AutoCloseable {
     this.model = new LeaseModel(config.drift().toNanos(), config.fenceMode(), CONTENTION, config.exact(),
         backend.slackNanos());
     this.oracle = new Oracle(config, backend, clock, handles, attempts.owners());
-    this.recorder = new TraceRecorder(gateway, attempts, handles);
+    this.recorder = new TraceRecorder(gateway, attempts, handles,
+        clock instanceof RealClock real ? real::liveNanos : clock::trueNanos);
     this.inFlight = new InFlightCheck(this::snapshot, config.waived());
     gateway.whileInFlight(inFlight::check);
     // The twin ticks its own time inside the call (CallModel): only the chain's clock moves here.

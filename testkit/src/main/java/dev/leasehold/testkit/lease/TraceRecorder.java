@@ -7,6 +7,7 @@ import dev.leasehold.testkit.twin.Outcome;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * Records one chain's {@link TraceStep}s for trace validation: the actions fill in what their step
@@ -18,6 +19,7 @@ final class TraceRecorder {
   private final FaultyGateway gateway;
   private final AdapterAttempts attempts;
   private final List<LeaseHandle> handles;
+  private final LongSupplier realNow;
   private final List<TraceStep> trace = new ArrayList<>();
   private int steps;
   private String action = "none";
@@ -26,12 +28,18 @@ final class TraceRecorder {
   private long ttlMs;
   private Outcome outcome = Outcome.of("ok");
   private FaultyGateway.Delayed late;
+  private List<TraceStep.Lane> lanes = List.of();
+  private List<String> points = List.of();
 
-  /** Reads the chain's attempts and handles (by id) as they grow. */
-  TraceRecorder(FaultyGateway gateway, AdapterAttempts attempts, List<LeaseHandle> handles) {
+  /**
+   * Reads the chain's attempts and handles (by id) as they grow; {@code realNow} is the real clock
+   * in chain nanoseconds (on simulated time, the chain's clock).
+   */
+  TraceRecorder(FaultyGateway gateway, AdapterAttempts attempts, List<LeaseHandle> handles, LongSupplier realNow) {
     this.gateway = gateway;
     this.attempts = attempts;
     this.handles = handles;
+    this.realNow = realNow;
   }
 
   /** Every action starts here: the chain's step count and what the trace step will record. */
@@ -43,6 +51,27 @@ final class TraceRecorder {
     ttlMs = 0;
     outcome = Outcome.of("ok");
     late = null;
+    lanes = List.of();
+    points = List.of();
+  }
+
+  /**
+   * The step records as {@code stepAction} from here on: the sequential form of a concurrent step
+   * is a replay and then a renew or release, each recorded as such under the step's one number.
+   */
+  void relabel(String stepAction) {
+    action = stepAction;
+  }
+
+  /** A concurrent step's two calls and the points of its interleaving. */
+  void lanes(List<TraceStep.Lane> stepLanes, List<String> stepPoints) {
+    lanes = stepLanes;
+    points = stepPoints;
+  }
+
+  /** An instant of the adapter's wall clock as chain nanoseconds (since the chain started). */
+  static long chainNanos(Instant e) {
+    return e.getEpochSecond() * 1_000_000_000L + e.getNano() - LeaseClock.EPOCH_NANOS;
   }
 
   /** What the step's call was for and what it returned. */
@@ -62,12 +91,11 @@ final class TraceRecorder {
   void record(Snapshot after) {
     List<Long> observed = new ArrayList<>();
     for (LeaseHandle h : handles) {
-      Instant e = h.observedServerExpiry();
-      observed.add(e.getEpochSecond() * 1_000_000_000L + e.getNano() - LeaseClock.EPOCH_NANOS);
+      observed.add(chainNanos(h.observedServerExpiry()));
     }
     int lateAttempt = late == null ? -1 : attempts.withOwnership(late.ownership());
     trace.add(new TraceStep(steps, action, attempt, handle, ttlMs, outcome, gateway.drainCalls(), late, lateAttempt,
-        after, observed));
+        after, observed, lanes, points, realNow.getAsLong()));
   }
 
   List<TraceStep> trace() {

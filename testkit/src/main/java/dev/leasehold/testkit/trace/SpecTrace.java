@@ -15,11 +15,15 @@ import java.util.regex.Pattern;
  * One chain's recorded steps written as the events of spec/tla/LeaseTrace.tla: each call becomes
  * the Lease.tla steps it is made of, told apart by the fault its gateway call met; time becomes
  * Tick steps; and every chain step ends with an {@code obs} event holding the implementation's
- * state after it. Attempt {@code i} of the chain is attempt {@code i + 1} in the spec.
+ * state after it. Attempt {@code i} of the chain is attempt {@code i + 1} in the spec. A
+ * concurrent step's two calls are the spec's lanes 1 (the replay) and 2 (the renew or release):
+ * their sends, server steps and replies in the order its interleaving reached them; every other
+ * call is on lane 1.
  *
  * <p>Only a chain that conforms to the spec can be written (WorldConfig.conformingToSpec: whole
- * ticks, wait-loop pauses ending on a tick, one handle per attempt, a restart taking one tick);
- * anything else is an IllegalArgumentException naming the step.
+ * ticks, wait-loop pauses ending on a tick, a restart taking one tick, calls only on each
+ * attempt's newest handle, which is the spec's one handle of the attempt); anything else is an
+ * IllegalArgumentException naming the step.
  *
  * <p>This class is not threadsafe; each instance writes one trace.
  */
@@ -27,21 +31,17 @@ public final class SpecTrace {
   /** One event: the chain step it belongs to and the TLA+ record. */
   public record Event(int step, String tla) {}
 
-  private static final Pattern HELD = Pattern.compile("mine=(true|false), token=(\\d+|none)");
+  private static final Pattern HELD = Pattern.compile("mine=(true|false), token=(\\d+|none|\\?)");
 
-  private final long tickNanos;
+  private final TraceTime time;
   private final int attempts;
   private final long tokenZero;
-  private final long originTicks;
   private final List<Event> events = new ArrayList<>();
-  private long nowTicks;
-  private long specLagTicks;
 
-  private SpecTrace(long tickNanos, int attempts, long tokenZero, long originTicks) {
-    this.tickNanos = tickNanos;
+  private SpecTrace(TraceTime time, int attempts, long tokenZero) {
+    this.time = time;
     this.attempts = attempts;
     this.tokenZero = tokenZero;
-    this.originTicks = originTicks;
   }
 
   /**
@@ -58,15 +58,25 @@ public final class SpecTrace {
    */
   public static List<Event> of(List<TraceStep> steps, long tickNanos, int attempts, long tokenZero,
       long originTicks) {
-    SpecTrace t = new SpecTrace(tickNanos, attempts, tokenZero, originTicks);
-    for (long k = 0; k < originTicks && !steps.isEmpty(); k++) {
-      t.nowTicks++;
-      t.add(steps.get(0), "tick", "d", 0);
-    }
+    return new SpecTrace(new GridTime(tickNanos, originTicks), attempts, tokenZero).write(steps);
+  }
+
+  /**
+   * A chain run on a real redis-server with FenceMode.COUNTER, on the real clock: ticks of 1 ms,
+   * each instant a window the clocks prove, clocks, expiries and deadlines not compared exactly
+   * (see {@link WindowTime} for what breaks and what is still checked).
+   */
+  public static List<Event> ofRealTime(List<TraceStep> steps, int attempts) {
+    return new SpecTrace(new WindowTime(), attempts, 0).write(steps);
+  }
+
+  private List<Event> write(List<TraceStep> steps) {
+    time.open(steps, this::add);
     for (TraceStep s : steps) {
-      t.step(s);
+      time.stepStarts(s, this::add);
+      step(s);
     }
-    return List.copyOf(t.events);
+    return List.copyOf(events);
   }
 
   private void step(TraceStep s) {
@@ -74,10 +84,13 @@ public final class SpecTrace {
       case "newAttempt", "loseReply", "refuseBeforeSend", "timeout", "refuse", "flushScripts", "lag" -> {
         // Local to the client or the fault injector: no spec step (a lag shows in the next ticks).
       }
-      case "tick", "pause" -> ticks(s);
+      case "tick", "pause" -> {
+        // Time passed: the Tick or Elapse steps before the obs event.
+      }
       case "tryAcquire", "replay" -> call(s, "acquire");
       case "renew" -> call(s, "renew");
       case "release" -> call(s, "release");
+      case "renewBesideReplay", "releaseBesideReplay" -> LaneEvents.write(s, time, this::add);
       case "inspect" -> inspect(s);
       case "state" -> add(s, "state", "a", s.attempt() + 1, "out", str(s.outcome().variant()));
       case "effect" -> {
@@ -86,29 +99,17 @@ public final class SpecTrace {
         }
       }
       case "restart" -> {
-        nowTicks++;  // the spec's Restart takes one tick, as the conforming world's restart does
+        time.restart(s);
         add(s, "restart");
       }
-      case "applyLate" -> add(s, "late", "a", s.lateAttempt() + 1, "kind", str(s.late().kind()),
-          "t", ticks(s, s.late().ttlMillis() * 1_000_000L));
+      case "applyLate" -> {
+        time.serverRuns(s, this::add);
+        add(s, "late", "a", s.lateAttempt() + 1, "kind", str(s.late().kind()),
+            "t", time.duration(s, s.late().ttlMillis() * 1_000_000L));
+      }
       default -> throw new IllegalArgumentException("step " + s.step() + ": " + s.action() + " is not in the spec");
     }
     obs(s);
-  }
-
-  /** The server ticks; the spec's client clock falls behind (Tick(1)) until its lag is the chain's. */
-  private void ticks(TraceStep s) {
-    ticksTo(s, at(s, s.after().trueNow()));
-  }
-
-  private void ticksTo(TraceStep s, long target) {
-    long lag = ticks(s, s.after().lag());
-    while (nowTicks < target) {
-      int d = specLagTicks < lag ? 1 : 0;
-      specLagTicks += d;
-      nowTicks++;
-      add(s, "tick", "d", d);
-    }
   }
 
   /**
@@ -116,7 +117,7 @@ public final class SpecTrace {
    * pauses between them are Tick steps up to the next send, every try but the last must end in an
    * outcome the loop retries ("retry"), and the last one gives the call's outcome, judged with the
    * loop's honest rule when an earlier try was ambiguous ({@code amb}). Time after the last try
-   * (a pause that used up the wait) is Tick steps too.
+   * (a pause that used up the wait) is Tick steps too, written before the obs event.
    */
   private void call(TraceStep s, String kind) {
     int a = s.attempt() + 1;
@@ -124,7 +125,7 @@ public final class SpecTrace {
     List<FaultyGateway.Call> tries = s.calls().stream().filter(c -> !c.kind().equals("wait")).toList();
     boolean acknowledged = s.calls().stream().anyMatch(c -> c.kind().equals("wait") && c.answered() >= c.ttlMillis());
     if (tries.isEmpty()) {
-      add(s, "local", "a", a, "kind", str(kind), "t", ticks(s, s.ttlMs() * 1_000_000L), "out",
+      add(s, "local", "a", a, "kind", str(kind), "t", time.duration(s, s.ttlMs() * 1_000_000L), "out",
           str(s.outcome().variant()));
       return;
     }
@@ -134,13 +135,12 @@ public final class SpecTrace {
     boolean ambiguous = false;
     for (int k = 0; k < tries.size(); k++) {
       FaultyGateway.Call c = tries.get(k);
-      ticksTo(s, at(s, c.sentAt()));
+      time.sendsAt(s, c.sentAt(), this::add);
       boolean last = k == tries.size() - 1;
       send(s, kind, a, c, last ? s.outcome().variant() : null, ambiguous, last ? observedExpiry(s) : -1,
           last && acknowledged);
       ambiguous |= c.fault() == Fault.LOSE_REPLY || c.fault() == Fault.TIMEOUT;
     }
-    ticks(s);
   }
 
   /**
@@ -149,7 +149,7 @@ public final class SpecTrace {
    */
   private void send(TraceStep s, String kind, int a, FaultyGateway.Call c, String out, boolean amb, long oexp,
       boolean acknowledged) {
-    long t = ticks(s, c.ttlMillis() * 1_000_000L);
+    long t = time.duration(s, c.ttlMillis() * 1_000_000L);
     String result = str(out == null ? "retry" : out);
     if (c.fault() == Fault.REFUSE_BEFORE_SEND) {
       add(s, "notsent", "a", a, "kind", str(kind), "t", t, "out", result, "amb", amb);
@@ -157,6 +157,7 @@ public final class SpecTrace {
     }
     add(s, "send", "a", a, "kind", str(kind), "t", t);
     if (c.fault() == null) {
+      time.serverRuns(s, this::add);
       add(s, "apply", "a", a);
       if (acknowledged) {
         add(s, "replicate");
@@ -167,6 +168,7 @@ public final class SpecTrace {
     String timedOut = str(out == null ? "Indeterminate" : out);
     switch (c.fault()) {
       case LOSE_REPLY -> {
+        time.serverRuns(s, this::add);
         add(s, "apply", "a", a);
         add(s, "lose", "a", a);
         add(s, "timeout", "a", a, "out", timedOut);
@@ -188,65 +190,54 @@ public final class SpecTrace {
       case "Renewed" -> s.handle();
       default -> -1;
     };
-    return handle < 0 ? -1 : at(s, s.observedExpiry().get(handle));
+    return handle < 0 ? -1 : time.observedExpiry(s, s.observedExpiry().get(handle));
   }
 
+  /** An inspect; a token the outcome does not state ("?": a real server's, as the twin reads it) is not compared. */
   private void inspect(TraceStep s) {
     boolean faulted = s.calls().isEmpty() || s.calls().get(0).fault() != null;  // inspect sends no WAIT
-    boolean mine = false;
-    long token = -1;
+    List<Object> fields = new ArrayList<>(List.of("a", s.attempt() + 1, "out", str(s.outcome().variant()),
+        "faulted", faulted, "pttl", time.pttl(s, s.outcome().value())));
     Matcher m = HELD.matcher(s.outcome().detail());
-    if (m.find()) {
-      mine = m.group(1).equals("true");
-      token = m.group(2).equals("none") ? -1 : token(Long.parseLong(m.group(2)));
+    boolean held = m.find();
+    fields.addAll(List.of("mine", held && m.group(1).equals("true")));
+    if (!held || !m.group(2).equals("?")) {
+      fields.addAll(List.of("token", !held || m.group(2).equals("none") ? -1 : token(Long.parseLong(m.group(2)))));
     }
-    add(s, "inspect", "a", s.attempt() + 1, "out", str(s.outcome().variant()), "faulted", faulted, "mine", mine,
-        "pttl", ticks(s, s.outcome().value()), "token", token);
+    time.serverRuns(s, this::add);
+    add(s, "inspect", fields.toArray());
   }
 
   private void obs(TraceStep s) {
+    time.stepEnds(s, this::add);
     Snapshot after = s.after();
     String[] hs = new String[attempts];
-    long[] rem = new long[attempts];
+    long[] remaining = new long[attempts];
     long[] tok = new long[attempts];
     Arrays.fill(hs, "NONE");
+    // In id order, so each attempt's newest handle is the one written: the spec's hs[a]. An older
+    // one was superseded (LOST) by a grant to the same attempt, as the spec's NewHandle replaces it.
     for (Snapshot.HandleObs h : after.handles()) {
       int a = h.attempt();
-      if (!hs[a].equals("NONE")) {
-        throw new IllegalArgumentException("step " + s.step() + ": attempt " + a + " has two handles");
+      if (hs[a].equals("ACTIVE") || hs[a].equals("UNKNOWN")) {
+        throw new IllegalArgumentException("step " + s.step() + ": attempt " + a + " has two live handles");
       }
       hs[a] = h.state().name();
-      rem[a] = h.state() == LeaseState.ACTIVE ? ticks(s, h.remaining()) : 0;
+      remaining[a] = h.state() == LeaseState.ACTIVE ? h.remaining() : -1;
       tok[a] = token(h.token());
     }
     if (after.holder() < -1) {
       throw new IllegalArgumentException("step " + s.step() + ": the key holds a value of no attempt");
     }
-    List<String> states = Arrays.stream(hs).map(SpecTrace::str).toList();
-    add(s, "obs", "now", at(s, after.trueNow()), "cnow", at(s, after.clientNow()),
-        // The view's expiry is the first instant the key is gone, the end of its last ms; the
-        // spec's srv.expiry is that last ms (the key is gone once now > expiry).
-        "holder", after.holder() + 1, "exp", after.holder() < 0 ? 0 : at(s, after.expiryLo() - 1_000_000L),
-        "fence", token(after.fence()), "hs", tuple(states), "rem", tuple(rem), "tok", tuple(tok));
+    List<Object> fields = new ArrayList<>(List.of("holder", after.holder() + 1, "fence", token(after.fence()),
+        "hs", tuple(Arrays.stream(hs).map(SpecTrace::str).toList()), "tok", tuple(tok)));
+    fields.addAll(time.obs(s, remaining));
+    add(s, "obs", fields.toArray());
   }
 
   /** A token or counter on the spec's scale; 0 (none, or no counter) stays 0. */
   private long token(long t) {
     return t > 0 ? t - tokenZero : t;
-  }
-
-  /** An instant of the chain (ns since it started) on the spec's clock. */
-  private long at(TraceStep s, long nanos) {
-    return ticks(s, nanos) + originTicks;
-  }
-
-  /** A duration of the chain in ticks. */
-  private long ticks(TraceStep s, long nanos) {
-    if (nanos % tickNanos != 0) {
-      throw new IllegalArgumentException("step " + s.step() + " (" + s.action() + " " + s.outcome() + "): " + nanos
-          + " ns is not a whole number of ticks: " + s);
-    }
-    return nanos / tickNanos;
   }
 
   private void add(TraceStep s, String op, Object... fields) {
@@ -262,11 +253,11 @@ public final class SpecTrace {
     return '"' + s + '"';
   }
 
-  private static String tuple(List<String> items) {
+  static String tuple(List<String> items) {
     return "<<" + String.join(", ", items) + ">>";
   }
 
-  private static String tuple(long[] items) {
+  static String tuple(long[] items) {
     return tuple(Arrays.stream(items).mapToObj(Long::toString).toList());
   }
 }

@@ -4,9 +4,14 @@ import static dev.leasehold.lease.LeaseState.ACTIVE;
 import static dev.leasehold.lease.LeaseState.LOST;
 import static dev.leasehold.lease.LeaseState.RELEASED;
 import static dev.leasehold.lease.LeaseState.UNKNOWN;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leasehold.testkit.runner.PropertyViolation;
+import dev.leasehold.testkit.twin.Outcome;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -86,6 +91,30 @@ class LeaseInvariantsUnitTests {
   void fencedEffects() {
     assertFalse(LeaseInvariants.fencedEffects(1, 3), "grant 1's write accepted after grant 3's");
     assertTrue(LeaseInvariants.fencedEffects(3, 3));
+  }
+
+  /**
+   * On a real server the snapshot after a step is read up to the slack after the step's frozen
+   * instant: a key whose expiry falls in that window may be gone without the call's doing (a
+   * real-server chain of trace validation met it), but a key that could not have expired yet may not.
+   */
+  @Test
+  void certaintyIsHonest_aKeyExpiringWhileTheSnapshotAfterIsRead_wasNotRemovedByTheCall() {
+    long ms = 1_000_000L;
+    long slack = 4 * ms;
+    Snapshot before = server(90 * ms, 0, 100 * ms, 101 * ms, slack);
+    Snapshot gone = server(98 * ms, -1, 0, 0, slack);
+    StepEvent unavailable = new StepEvent("tryAcquire", 1, -1, Outcome.of("Unavailable"), before, null);
+    assertDoesNotThrow(() -> LeaseInvariants.certaintyIsHonest(unavailable, gone));
+    assertDoesNotThrow(() -> LeaseInvariants.certaintyIsHonest(unavailable, server(98 * ms, 0, 100 * ms, 101 * ms, slack)));
+    Snapshot later = server(90 * ms, 0, 200 * ms, 201 * ms, slack);
+    StepEvent removed = new StepEvent("tryAcquire", 1, -1, Outcome.of("Unavailable"), later, null);
+    assertThrows(PropertyViolation.class, () -> LeaseInvariants.certaintyIsHonest(removed, gone),
+        "a key that lives 100 ms more was gone after a call that says it was not applied");
+  }
+
+  private static Snapshot server(long now, int holder, long expiryLo, long expiryHi, long slack) {
+    return new Snapshot(now, now, 0, holder, expiryLo, expiryHi, 1, List.of(), List.of(0, 0), slack);
   }
 
   @Test

@@ -9,12 +9,14 @@ import dev.leasehold.model.properties.ModelSettings;
 import dev.leasehold.model.seed.SeedDefect;
 import dev.leasehold.model.seed.SeedLeaseAdapter;
 import dev.leasehold.redis.FenceMode;
+import dev.leasehold.testkit.fault.RealBackend;
 import dev.leasehold.testkit.fault.SimBackend;
 import dev.leasehold.testkit.lease.LeaseMachine;
 import dev.leasehold.testkit.lease.LeaseWorld;
 import dev.leasehold.testkit.lease.PortFactory;
 import dev.leasehold.testkit.lease.TraceStep;
 import dev.leasehold.testkit.lease.WorldConfig;
+import dev.leasehold.testkit.redis.RedisServer;
 import dev.leasehold.testkit.runner.PropertyRunner;
 import dev.leasehold.testkit.runner.Stats;
 import dev.leasehold.testkit.sim.LeaseClock;
@@ -45,20 +47,26 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (as found and as shrunk) must be rejected at the very chain step where the properties failed.
  * All traces go to one TLC run.
  */
-class TraceValidationUnitTests {
+class TraceValidationIntegrationTests {
   /** One spec tick: the simulated chains move in whole 10 ms steps (WorldConfig.conformingToSpec). */
   private static final long TICK_NANOS = 10_000_000L;
   private static final int PASSING_CHAINS = Integer.getInteger("model.traceChains", 200);
   /** Chains with restarts as well (they waive what a restart breaks: validity, and FencedEffects with COUNTER). */
   private static final int RESTART_CHAINS = PASSING_CHAINS;
   private static final int DEFECT_CHAINS = 200;
+  /** Chains on the real server, and their length: real time passes in them (about 0.4 s a chain). */
+  private static final int REAL_CHAINS = Integer.getInteger("model.realTraceChains", 40);
+  private static final int REAL_STEPS = 30;
+  /** The races need an overlapping schedule on a live handle: SeedDefectsUnitTests found them within 122 chains. */
+  private static final int RACE_CHAINS = 500;
   private static final Path TARGET = ModelSettings.target();
   private static final Pattern NOW = Pattern.compile("\\bnow \\|-> (\\d+)");
+  private static final Pattern EXPIRY = Pattern.compile("expLo \\|-> (-?\\d+), expHi \\|-> (\\d+)");
   /** The first non-zero entry of an obs event's tok tuple. */
   private static final Pattern TOKEN = Pattern.compile("tok \\|-> <<((?:0, )*)([1-9]\\d*)");
 
-  /** A defect trace: the chain's trace and the step (1-based) at which the properties failed. */
-  private record DefectTrace(SeedDefect defect, String kind, TraceCheck.Trace trace, int failingStep,
+  /** A defect trace: the configuration it is checked in, the chain's trace and the step (1-based) at which the properties failed. */
+  private record DefectTrace(SeedDefect defect, Checked checked, String kind, TraceCheck.Trace trace, int failingStep,
       List<String> chain, String violation) {}
 
   /** How many accepted traces of each configuration get an altered copy, which must be rejected at the altered event. */
@@ -72,30 +80,44 @@ class TraceValidationUnitTests {
    * at the spec's tick 1 (the spec's floor at tick 0 is 0, which no server clock shows).
    */
   enum Checked {
-    COUNTER(FenceMode.COUNTER, false, 0),
-    CLOCK_FLOOR(FenceMode.CLOCK_FLOOR, false, 0),
+    COUNTER(FenceMode.COUNTER, false, 0, false),
+    CLOCK_FLOOR(FenceMode.CLOCK_FLOOR, false, 0, false),
     /** The default configuration: CLOCK_FLOOR, and tryAcquire with a wait timeout. */
-    WAIT_LOOP(FenceMode.CLOCK_FLOOR, true, 0),
+    WAIT_LOOP(FenceMode.CLOCK_FLOOR, true, 0, false),
     /** replicaAck(1): the simulated server has one replica, which acknowledges every WAIT at once. */
-    REPLICA_ACK(FenceMode.COUNTER, false, 1);
+    REPLICA_ACK(FenceMode.COUNTER, false, 1, false),
+    /** The default configuration with two threads: a replay beside a renew or a release of its attempt (two lanes). */
+    CONCURRENT(FenceMode.CLOCK_FLOOR, true, 0, true),
+    /** A real redis-server on real time (SpecTrace.ofRealTime: 1 ms ticks, instants as windows); tokens by value. */
+    REAL_SERVER(FenceMode.COUNTER, false, 0, false);
 
     final FenceMode mode;
     final boolean waits;
     final int replicas;
+    final boolean concurrent;
+    /** The spec's Lane: 1..lanes. */
+    final int lanes;
     final String durability;
     final long tokensPerTick;
     final long tokenZero;
     final long originTicks;
+    final boolean real;
+    /** The spec's Drift: the adapter's 10 ms in ticks. */
+    final int driftTicks;
 
-    Checked(FenceMode mode, boolean waits, int replicas) {
+    Checked(FenceMode mode, boolean waits, int replicas, boolean concurrent) {
       this.mode = mode;
       this.waits = waits;
       this.replicas = replicas;
+      this.concurrent = concurrent;
+      this.lanes = concurrent ? 2 : 1;
       boolean clock = mode == FenceMode.CLOCK_FLOOR;
       this.durability = replicas > 0 ? "ReplicaAck" : clock ? "ClockFloor" : "Plain";
       this.tokensPerTick = clock ? TICK_NANOS / 1_000 : 1;
       this.tokenZero = clock ? (LeaseClock.EPOCH_NANOS - TICK_NANOS) / 1_000 : 0;
       this.originTicks = clock ? 1 : 0;
+      this.real = name().equals("REAL_SERVER");
+      this.driftTicks = real ? 10 : 1;
     }
   }
 
@@ -122,16 +144,28 @@ class TraceValidationUnitTests {
         return sim;
       }, true);
     }
-    return (c.waits ? config : config.withoutWaitLoop()).conformingToSpec();
+    config = (c.waits ? config : config.withoutWaitLoop()).conformingToSpec();
+    return c.concurrent ? config.withConcurrentSteps() : config;
   }
 
   private static PortFactory fixed(Checked c) {
     return PortFactory.replicaAck(c.replicas);
   }
 
+  /**
+   * The chains the real-server properties run (RealRedisLeasePropertiesIntegrationTests: real time
+   * in whole ms, TTLs of 50-200 ms), as the spec expresses them: COUNTER tokens, one delayed request
+   * at a time, no lag (the client's clock is frozen per step, see SpecTrace.ofRealTime).
+   */
+  static WorldConfig onRealServer(RealBackend backend) {
+    return WorldConfig.simulated(PortFactory.FIXED).withFenceMode(FenceMode.COUNTER).withoutWaitLoop()
+        .conformingToSpec().onRealServer(backend).excluding("lag");
+  }
+
   private static TraceCheck.Trace trace(Checked c, String name, List<TraceStep> steps) {
-    return new TraceCheck.Trace(c + ": " + name, SpecTrace.of(steps, TICK_NANOS, LeaseMachine.SPEC_OWNERS.size(),
-        c.tokenZero, c.originTicks));
+    int attempts = LeaseMachine.SPEC_OWNERS.size();
+    return new TraceCheck.Trace(c + ": " + name, c.real ? SpecTrace.ofRealTime(steps, attempts)
+        : SpecTrace.of(steps, TICK_NANOS, attempts, c.tokenZero, c.originTicks));
   }
 
   @BeforeAll
@@ -139,40 +173,49 @@ class TraceValidationUnitTests {
     long seed = ModelSettings.seed();
     for (Checked c : Checked.values()) {
       passing.put(c, new ArrayList<>());
-      record(c, "fixed adapter", conforming(fixed(c), c), seed, PASSING_CHAINS);
-      // A restart loses the plain counter (the spec's counterexample to FencedEffects); not the clock floor.
-      WorldConfig restarts = conforming(fixed(c), c).withRestarts();
-      record(c, "fixed adapter with restarts", c.mode == FenceMode.COUNTER ? restarts.waiving("FencedEffects") : restarts,
-          seed + 1, RESTART_CHAINS);
-      List<Mutant> altered = new ArrayList<>(passing.get(c).stream().filter(t -> t.events().size() >= 20)
-          .limit(MUTANTS / 2).map(TraceValidationUnitTests::mutant).toList());
-      passing.get(c).stream().map(TraceValidationUnitTests::honestMutant).filter(m -> m != null)
+      if (c.real) {
+        try (RedisServer redis = RedisServer.start("model-tests-traces"); RealBackend backend = new RealBackend(redis.uri())) {
+          record(c, "fixed adapter on a real redis-server", onRealServer(backend), seed, REAL_CHAINS, REAL_STEPS);
+        }
+      } else {
+        record(c, "fixed adapter", conforming(fixed(c), c), seed, PASSING_CHAINS, 50);
+        // A restart loses the plain counter (the spec's counterexample to FencedEffects); not the clock floor.
+        WorldConfig restarts = conforming(fixed(c), c).withRestarts();
+        record(c, "fixed adapter with restarts", c.mode == FenceMode.COUNTER ? restarts.waiving("FencedEffects") : restarts,
+            seed + 1, RESTART_CHAINS, 50);
+      }
+      List<Mutant> altered = new ArrayList<>(passing.get(c).stream().filter(t -> !c.real && t.events().size() >= 20)
+          .limit(MUTANTS / 2).map(TraceValidationIntegrationTests::mutant).toList());
+      passing.get(c).stream().filter(t -> c.real).map(TraceValidationIntegrationTests::expiryMutant)
+          .filter(m -> m != null).limit(MUTANTS / 2).forEach(altered::add);
+      passing.get(c).stream().map(TraceValidationIntegrationTests::honestMutant).filter(m -> m != null)
           .limit(MUTANTS / 5).forEach(altered::add);
-      passing.get(c).stream().map(TraceValidationUnitTests::unreplicatedMutant).filter(m -> m != null)
+      passing.get(c).stream().map(TraceValidationIntegrationTests::unreplicatedMutant).filter(m -> m != null)
           .limit(MUTANTS / 5).forEach(altered::add);
-      passing.get(c).stream().map(TraceValidationUnitTests::tokenMutant).filter(m -> m != null)
+      passing.get(c).stream().map(TraceValidationIntegrationTests::laneMutant).filter(m -> m != null)
+          .limit(MUTANTS / 5).forEach(altered::add);
+      passing.get(c).stream().map(TraceValidationIntegrationTests::tokenMutant).filter(m -> m != null)
           .limit(MUTANTS - altered.size()).forEach(altered::add);
       mutants.put(c, altered);
     }
     for (SeedDefect d : SeedDefect.values()) {
-      if (d.race()) {
-        continue;   // a race needs two lanes, which spec-conformant chains do not record yet
-      }
-      WorldConfig config = conforming(SeedLeaseAdapter.factory(LeaseWorld.KEYS, EnumSet.of(d)), Checked.COUNTER);
+      // A race needs two lanes: the concurrent configuration, without the wait loop (the fixture has none).
+      Checked c = d.race() ? Checked.CONCURRENT : Checked.COUNTER;
+      WorldConfig config = conforming(SeedLeaseAdapter.factory(LeaseWorld.KEYS, EnumSet.of(d)), c).withoutWaitLoop();
+      int chains = d.race() ? RACE_CHAINS : DEFECT_CHAINS;
       PropertyRunner.Failure f = new PropertyRunner<>(new LeaseMachine(config)).printTo(s -> {})
-          .run(PropertyRunner.Config.of(seed + d.ordinal(), DEFECT_CHAINS, 50).anyFailureWhileShrinking())
-          .failure().orElseThrow(() -> new AssertionError(d + " not found within " + DEFECT_CHAINS + " chains"));
-      defective.add(replay(d, "found", config, f.chainSeed(), f.original()));
-      defective.add(replay(d, "shrunk", config, f.chainSeed(), f.shrunk()));
+          .run(PropertyRunner.Config.of(seed + d.ordinal(), chains, 50).anyFailureWhileShrinking())
+          .failure().orElseThrow(() -> new AssertionError(d + " not found within " + chains + " chains"));
+      defective.add(replay(d, c, "found", config, f.chainSeed(), f.original()));
+      defective.add(replay(d, c, "shrunk", config, f.chainSeed(), f.shrunk()));
     }
     for (Checked c : Checked.values()) {
       List<TraceCheck.Trace> all = new ArrayList<>(passing.get(c));
-      if (c == Checked.COUNTER) {
-        defective.forEach(t -> all.add(t.trace()));
-      }
+      defective.stream().filter(t -> t.checked() == c).forEach(t -> all.add(t.trace()));
       mutants.get(c).forEach(m -> all.add(m.trace()));
       TraceCheck.Result result = TraceCheck.check(TARGET.resolve("trace-validation/" + c), all,
-          LeaseMachine.SPEC_OWNERS.stream().map(o -> o + 1).toList(), 1, c.durability, c.tokensPerTick);
+          LeaseMachine.SPEC_OWNERS.stream().map(o -> o + 1).toList(), c.driftTicks, c.durability, c.tokensPerTick,
+          c.lanes);
       result.verdicts().forEach(v -> verdicts.put(v.trace().name(), v));
       results.put(c, result);
     }
@@ -180,10 +223,10 @@ class TraceValidationUnitTests {
   }
 
   /** Runs {@code chains} chains of the fixed adapter, which must pass, and keeps their traces. */
-  private static void record(Checked c, String name, WorldConfig config, long seed, int chains) {
+  private static void record(Checked c, String name, WorldConfig config, long seed, int chains, int steps) {
     List<List<TraceStep>> recorded = new ArrayList<>();
     PropertyRunner.Report report = new PropertyRunner<>(new LeaseMachine(config, recorded::add))
-        .run(PropertyRunner.Config.of(seed, chains, 50));
+        .run(PropertyRunner.Config.of(seed, chains, steps));
     assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
     for (int k = 0; k < recorded.size(); k++) {
       passing.get(c).add(trace(c, name + ", run seed " + seed + ", chain " + k, recorded.get(k)));
@@ -203,6 +246,25 @@ class TraceValidationUnitTests {
     String altered = m.replaceFirst("now |-> " + (Long.parseLong(m.group(1)) + 1));
     events.set(k, new SpecTrace.Event(e.step(), altered));
     return new Mutant(new TraceCheck.Trace(t.name() + ", event " + (k + 1) + " altered", events), k);
+  }
+
+  /**
+   * (Real time.) The trace with the first obs event (from the middle on) whose key is held claiming
+   * the key expires 50 ms later than the window the real clocks gave, or null when none is held.
+   */
+  private static Mutant expiryMutant(TraceCheck.Trace t) {
+    List<SpecTrace.Event> events = new ArrayList<>(t.events());
+    for (int k = events.size() / 2; k < events.size(); k++) {
+      SpecTrace.Event e = events.get(k);
+      Matcher m = EXPIRY.matcher(e.tla());
+      if (e.tla().startsWith("[op |-> \"obs\"") && !e.tla().contains("holder |-> 0,") && m.find()) {
+        String altered = m.replaceFirst("expLo |-> " + (Long.parseLong(m.group(1)) + 50) + ", expHi |-> "
+            + (Long.parseLong(m.group(2)) + 50));
+        events.set(k, new SpecTrace.Event(e.step(), altered));
+        return new Mutant(new TraceCheck.Trace(t.name() + ", expiry of event " + (k + 1) + " altered", events), k);
+      }
+    }
+    return null;
   }
 
   /**
@@ -257,8 +319,53 @@ class TraceValidationUnitTests {
     return null;
   }
 
+  /**
+   * The trace with the first lane-2 send made while lane 1's call was in flight claiming lane 1
+   * (a step whose calls did not overlap after all): the spec has lane 1 busy there. Null when no
+   * call overlapped.
+   */
+  private static Mutant laneMutant(TraceCheck.Trace t) {
+    List<SpecTrace.Event> events = new ArrayList<>(t.events());
+    boolean laneOneInFlight = false;
+    for (int k = 0; k < events.size(); k++) {
+      String e = events.get(k).tla();
+      if (e.startsWith("[op |-> \"send\"") && e.endsWith("l |-> 1]")) {
+        laneOneInFlight = true;
+      } else if (e.startsWith("[op |-> \"deliver\"") && e.endsWith("l |-> 1]")) {
+        laneOneInFlight = false;
+      } else if (laneOneInFlight && e.startsWith("[op |-> \"send\"") && e.endsWith("l |-> 2]")) {
+        events.set(k, new SpecTrace.Event(events.get(k).step(), e.replace("l |-> 2]", "l |-> 1]")));
+        return new Mutant(new TraceCheck.Trace(t.name() + ", lane of event " + (k + 1) + " altered", events), k);
+      }
+    }
+    return null;
+  }
+
+  /** How many concurrent steps the traces have, and in how many both lanes had sent before either reply. */
+  private static long[] overlaps(List<TraceCheck.Trace> traces) {
+    long steps = 0;
+    long overlapping = 0;
+    for (TraceCheck.Trace t : traces) {
+      Map<Integer, List<String>> byStep = new TreeMap<>();
+      t.events().stream().filter(e -> e.tla().endsWith("l |-> 1]") || e.tla().endsWith("l |-> 2]"))
+          .forEach(e -> byStep.computeIfAbsent(e.step(), k -> new ArrayList<>()).add(e.tla()));
+      for (List<String> events : byStep.values()) {
+        steps++;
+        int sends = 0;
+        for (String e : events) {
+          if (e.startsWith("[op |-> \"deliver\"")) {
+            break;
+          }
+          sends += e.startsWith("[op |-> \"send\"") ? 1 : 0;
+        }
+        overlapping += sends == 2 ? 1 : 0;
+      }
+    }
+    return new long[] {steps, overlapping};
+  }
+
   /** Replays a failing chain on a machine that records it; the failing step is the last one run. */
-  private static DefectTrace replay(SeedDefect d, String kind, WorldConfig config, long chainSeed,
+  private static DefectTrace replay(SeedDefect d, Checked c, String kind, WorldConfig config, long chainSeed,
       List<dev.leasehold.testkit.runner.Step> steps) {
     List<List<TraceStep>> recorded = new ArrayList<>();
     LeaseMachine machine = new LeaseMachine(config, recorded::add);
@@ -266,7 +373,7 @@ class TraceValidationUnitTests {
     PropertyRunner.ChainResult r = runner.replay(chainSeed, steps, new Stats());
     assertTrue(r.failed(), () -> d + ": the " + kind + " chain no longer fails on replay");
     String name = d + " (" + kind + ", " + r.executed().size() + " steps)";
-    return new DefectTrace(d, kind, trace(Checked.COUNTER, name, recorded.get(0)), r.executed().size(),
+    return new DefectTrace(d, c, kind, trace(c, name, recorded.get(0)), r.executed().size(),
         runner.renderSteps(r.executed()), r.violation().getMessage());
   }
 
@@ -281,12 +388,14 @@ class TraceValidationUnitTests {
             + v.rejectedEvent().step() + "): " + v.rejectedEvent().tla() + "\n" + context(t, v.matched()));
       }
     }
-    assertEquals(PASSING_CHAINS + RESTART_CHAINS, passing.get(c).size());
+    assertEquals(c.real ? REAL_CHAINS : PASSING_CHAINS + RESTART_CHAINS, passing.get(c).size());
     // What makes the configuration differ was exercised: tries the loop retried, answered WAITs.
     if (c.waits) {
       assertTrue(events(c, "out |-> \"retry\"") > 0, c + ": no wait loop retried a try");
     }
     assertEquals(c.replicas > 0, events(c, "[op |-> \"replicate\"]") > 0, c + ": replicate events");
+    // Two calls of one attempt in flight at once: a lane-2 send while lane 1 had not had its reply.
+    assertEquals(c.concurrent, passing.get(c).stream().anyMatch(t -> laneMutant(t) != null), c + ": overlapping lanes");
     assertEquals(List.of(), rejected, "traces of the fixed adapter that Lease.tla does not allow");
   }
 
@@ -303,6 +412,12 @@ class TraceValidationUnitTests {
     if (c.replicas > 0) {
       kinds.add("replicate event");
     }
+    if (c.concurrent) {
+      kinds.add("lane of event");
+    }
+    if (c.real) {
+      kinds.add("expiry of event");
+    }
     for (String kind : kinds) {
       assertTrue(mutants.get(c).stream().anyMatch(m -> m.trace().name().contains(kind)), () -> c + ": no " + kind);
     }
@@ -313,8 +428,7 @@ class TraceValidationUnitTests {
   }
 
   @ParameterizedTest
-  @EnumSource(value = SeedDefect.class, mode = EnumSource.Mode.EXCLUDE,
-      names = {"RENEW_CAP_AT_REPLY", "RELEASE_CHECK_AT_REPLY"})  // races: SeedDefectsUnitTests, ConcurrentChainsUnitTests
+  @EnumSource(SeedDefect.class)
   void eachDefectTraceIsRejectedAtTheStepWhereThePropertiesFailed(SeedDefect defect) {
     List<DefectTrace> mine = defective.stream().filter(t -> t.defect() == defect).toList();
     assertEquals(2, mine.size());
@@ -361,14 +475,15 @@ class TraceValidationUnitTests {
       long accepted = mine.stream().filter(t -> verdicts.get(t.name()).accepted()).count();
       long altered = mutants.get(c).stream().filter(m -> verdicts.get(m.trace().name()).matched() == m.alteredEvent())
           .count();
-      List<DefectTrace> defects = c == Checked.COUNTER ? defective : List.of();
+      List<DefectTrace> defects = defective.stream().filter(t -> t.checked() == c).toList();
       long defectsWhere = defects.stream().filter(t -> {
         SpecTrace.Event e = verdicts.get(t.trace().name()).rejectedEvent();
         return e != null && e.step() == t.failingStep();
       }).count();
       int events = result.verdicts().stream().mapToInt(v -> v.trace().events().size()).sum();
-      md.append(String.format("| %s (%s, Durability \"%s\"%s%s) | %d of %d | %d | %d of %d | %s | %d | %d | %.1f |%n", c,
+      md.append(String.format("| %s (%s, Durability \"%s\"%s%s%s) | %d of %d | %d | %d of %d | %s | %d | %d | %.1f |%n", c,
           c.mode, c.durability, c.waits ? ", wait loop" : "", c.replicas > 0 ? ", replicaAck(" + c.replicas + ")" : "",
+          c.concurrent ? ", concurrent steps on two lanes" : c.real ? ", a real redis-server on real time (1 ms ticks, windows)" : "",
           accepted, mine.size(), mine.size() - accepted, altered, mutants.get(c).size(),
           defects.isEmpty() ? "-" : defectsWhere + " of " + defects.size(), events, result.distinctStates(),
           result.seconds()));
@@ -383,15 +498,19 @@ class TraceValidationUnitTests {
         ops.merge(m.group(1) + (m.group(1).equals("deliver") && o.find() ? ":" + o.group(1) : ""), 1, Integer::sum);
       }
     })));
+    long[] lanes = overlaps(passing.get(Checked.CONCURRENT));
+    md.append("\nCONCURRENT: ").append(lanes[0]).append(" concurrent steps in the fixed adapter's traces, ").append(lanes[1])
+        .append(" of them with both calls sent before either reply (each step's two calls are lanes 1 and 2 of the spec).\n");
     md.append("\nEvents of the fixed adapter's traces by kind: ").append(ops.entrySet().stream()
         .map(x -> x.getKey() + " " + x.getValue()).collect(Collectors.joining(", "))).append("\n\n");
-    md.append("Seed defects, COUNTER (chain parameters as generated; TTLs and times run on the 10 ms grid):\n");
-    md.append("\n| seed defect | chain | steps | properties failed at step | spec rejected at step | rejected event |\n");
-    md.append("|---|---|---|---|---|---|\n");
+    md.append("Seed defects (the races in CONCURRENT without the wait loop, the rest in COUNTER; chain parameters as "
+        + "generated, TTLs and times run on the 10 ms grid):\n");
+    md.append("\n| seed defect | configuration | chain | steps | properties failed at step | spec rejected at step | rejected event |\n");
+    md.append("|---|---|---|---|---|---|---|\n");
     for (DefectTrace t : defective) {
       TraceCheck.Verdict v = verdicts.get(t.trace().name());
       SpecTrace.Event e = v.rejectedEvent();
-      md.append(String.format("| %s | %s | %d | %d | %s | `%s` |%n", t.defect(), t.kind(), t.chain().size(),
+      md.append(String.format("| %s | %s | %s | %d | %d | %s | `%s` |%n", t.defect(), t.checked(), t.kind(), t.chain().size(),
           t.failingStep(), e == null ? "accepted" : Integer.toString(e.step()),
           e == null ? "" : e.tla().replace("|", "\\|")));
     }
