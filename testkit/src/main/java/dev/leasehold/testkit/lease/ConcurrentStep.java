@@ -67,7 +67,7 @@ final class ConcurrentStep {
       String replay = w.tryAcquire("replay", attempt, replayTtlMs, 0);
       w.check();
       w.recorder.relabel(kind);
-      return replay + "/" + call();
+      return replay + "/" + call(w.config.specConformant() ? newestOf(attempt) : handle);
     }
     Snapshot before = w.snapshot();
     Callable<TraceStep.Lane> replay = this::replayLane;
@@ -75,15 +75,25 @@ final class ConcurrentStep {
     // The first violation at a stop is thrown once both calls returned, so that the failing step,
     // whole, is in the chain's trace (trace validation must reject it at this step).
     PropertyViolation[] violation = new PropertyViolation[1];
-    Interleaving.Ran<TraceStep.Lane> ran = Interleaving.run(replay, other, schedule - 1, points -> {
-      if (violation[0] == null) {
-        try {
-          checkAt(points);
-        } catch (PropertyViolation v) {
-          violation[0] = v;
+    Interleaving.Ran<TraceStep.Lane> ran;
+    try {
+      ran = Interleaving.run(replay, other, schedule - 1, points -> {
+        if (violation[0] == null) {
+          try {
+            checkAt(points);
+          } catch (PropertyViolation v) {
+            violation[0] = v;
+          }
         }
+      });
+    } catch (RuntimeException e) {
+      // A lane blocked or threw: the step goes into the trace without its lanes, then the first failure.
+      w.recorder.record(w.snapshot());
+      if (violation[0] != null) {
+        throw violation[0];
       }
-    });
+      throw e;
+    }
     Outcome replayed = ran.results().get(0).outcome();
     Outcome called = ran.results().get(1).outcome();
     String label = replayed.variant() + "/" + called.variant();
@@ -100,9 +110,21 @@ final class ConcurrentStep {
     return label;
   }
 
-  /** The other call of the sequential form, as an ordinary step. */
-  private String call() {
-    return kind.equals("renew") ? w.renew(handle, ttlMs) : w.release(handle);
+  /**
+   * The other call of the sequential form, as an ordinary step, on {@code target}: in a chain that
+   * conforms to the spec the attempt's newest handle, since the replay may just have superseded
+   * the one the step drew (the spec has one handle per attempt).
+   */
+  private String call(int target) {
+    return kind.equals("renew") ? w.renew(target, ttlMs) : w.release(target);
+  }
+
+  private int newestOf(int a) {
+    int newest = handle;
+    for (int i = 0; i < w.handles.size(); i++) {
+      newest = w.handles.attempt(i) == a ? i : newest;
+    }
+    return newest;
   }
 
   private TraceStep.Lane replayLane() {

@@ -28,6 +28,9 @@ final class LaneEvents {
       String[] part = point.split(":");
       int lane = Integer.parseInt(part[0]);
       TraceStep.Lane c = s.lanes().get(lane);
+      if (part.length == 3 && !part[1].equals(c.kind())) {
+        throw new IllegalArgumentException("step " + s.step() + ": lane " + lane + " (" + c.kind() + ") sent " + part[1]);
+      }
       int l = lane + 1;
       long t = time.duration(s, c.ttlMs() * 1_000_000L);
       String kind = '"' + c.kind() + '"';
