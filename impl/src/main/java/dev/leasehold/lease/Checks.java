@@ -13,17 +13,17 @@ import java.util.regex.Pattern;
 final class Checks {
   private Checks() {}
 
-  static String matches(String field, String value, Pattern pattern, String shape) {
+  static String matches(String field, String value, Shape rule, String shape) {
     if (value == null) {
       throw new IllegalArgumentException(field + " must not be null");
+    }
+    if (rule.fits(value)) {
+      return value;
     }
     if (value.isBlank()) {
       throw new IllegalArgumentException(field + " must not be blank");
     }
-    if (!pattern.matcher(value).matches()) {
-      throw new IllegalArgumentException(field + " must match " + shape + "; " + describe(value, pattern));
-    }
-    return value;
+    throw new IllegalArgumentException(field + " must match " + shape + "; " + describe(value, rule.pattern()));
   }
 
   /** What is wrong with {@code value}, without any of its characters. */

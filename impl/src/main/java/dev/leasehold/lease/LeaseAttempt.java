@@ -1,7 +1,5 @@
 package dev.leasehold.lease;
 
-import java.util.regex.Pattern;
-
 /**
  * One attempt to hold a lease: a secret owner token bound to the caller's operation id. Send the
  * same attempt again after a lost reply and the server recognises it as a replay; another operation
@@ -14,9 +12,9 @@ import java.util.regex.Pattern;
  */
 public final class LeaseAttempt {
   /** 24 random bytes, Base64URL without padding. */
-  private static final Pattern OWNER_TOKEN = Pattern.compile("[A-Za-z0-9_-]{32}");
+  static final Shape OWNER_TOKEN = Shape.of("", "A-Za-z0-9_-", "A-Za-z0-9_-", 31, 31);
   /** No ':' so that {@code ownerToken:operationId} splits one way only. */
-  private static final Pattern OPERATION_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  static final Shape OPERATION_ID = Shape.of("", "A-Za-z0-9", "A-Za-z0-9._-", 0, 127);
 
   private final String ownerToken;
   private final String operationId;

@@ -1,7 +1,6 @@
 package dev.leasehold.lease;
 
 import java.time.Duration;
-import java.util.regex.Pattern;
 
 /**
  * A request to acquire one lease, validated in its constructor so that bad input never reaches the
@@ -24,8 +23,8 @@ public record LeaseRequest(
   /** The longest TTL a request may ask for. */
   public static final Duration MAX_LEASE_TTL = Duration.ofDays(1);
 
-  static final Pattern PURPOSE = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
-  static final Pattern DIGEST = Pattern.compile("sha256:[0-9a-f]{64}");
+  static final Shape PURPOSE = Shape.of("", "a-z0-9", "a-z0-9-", 0, 63);
+  static final Shape DIGEST = Shape.of("sha256:", "0-9a-f", "0-9a-f", 63, 63);
 
   /** @throws IllegalArgumentException naming the first field that is missing or malformed */
   public LeaseRequest {

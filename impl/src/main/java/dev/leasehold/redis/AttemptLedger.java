@@ -3,6 +3,7 @@ package dev.leasehold.redis;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What one attempt has in flight or left ambiguous on one lease key, shared by every handle of
@@ -51,14 +52,28 @@ final class AttemptLedger {
   private boolean ambiguousRelease;
   /** Weak, so that the adapter's map of ledgers does not keep handles (and their attempts) alive. */
   private WeakReference<RedisLeaseHandle> handle = new WeakReference<>(null);
+  /** Told (outside this monitor) when a request of the pair ended, so it may be clean: {@link Ledgers} drops it. */
+  private final Consumer<AttemptLedger> ended;
+
+  /** A ledger of no adapter's map (tests). */
+  AttemptLedger() {
+    this(ledger -> { });
+  }
+
+  AttemptLedger(Consumer<AttemptLedger> ended) {
+    this.ended = ended;
+  }
 
   /** Opens the flight of an acquire (a first try or a replay) about to be sent. */
   synchronized Flight beginAcquire() {
     return open(Long.MAX_VALUE);
   }
 
-  synchronized void endAcquire(Flight flight) {
-    flights.remove(flight);
+  void endAcquire(Flight flight) {
+    synchronized (this) {
+      flights.remove(flight);
+    }
+    ended.accept(this);
   }
 
   /** Opens the flight of a renew(ttl) about to be sent; it caps every flight already open. */
@@ -70,11 +85,14 @@ final class AttemptLedger {
   }
 
   /** Ends a renew; an ambiguous one stays a cap on every later budget of this pair. */
-  synchronized void endRenew(Flight flight, boolean ambiguous) {
-    flights.remove(flight);
-    if (ambiguous) {
-      ambiguousRenewCapMs = Math.min(ambiguousRenewCapMs, flight.renewTtlMs);
+  void endRenew(Flight flight, boolean ambiguous) {
+    synchronized (this) {
+      flights.remove(flight);
+      if (ambiguous) {
+        ambiguousRenewCapMs = Math.min(ambiguousRenewCapMs, flight.renewTtlMs);
+      }
     }
+    ended.accept(this);
   }
 
   private Flight open(long renewTtlMs) {
@@ -104,9 +122,12 @@ final class AttemptLedger {
     }
   }
 
-  synchronized void endRelease(boolean ambiguous) {
-    releasesInFlight--;
-    ambiguousRelease |= ambiguous;
+  void endRelease(boolean ambiguous) {
+    synchronized (this) {
+      releasesInFlight--;
+      ambiguousRelease |= ambiguous;
+    }
+    ended.accept(this);
   }
 
   /** Whether a RELEASE of this pair may still delete its lease: then no handle may be ACTIVE. */
@@ -126,5 +147,17 @@ final class AttemptLedger {
 
   synchronized void handle(RedisLeaseHandle handle) {
     this.handle = new WeakReference<>(handle);
+  }
+
+  /**
+   * Whether this ledger says nothing a new one would not: no request in flight, none left
+   * ambiguous, and no handle that may still send (a handle checks that it is live and registers
+   * its request in one step under this monitor, and a handle that is not live never is again).
+   * Then the pair may start afresh, and the adapter's map lets it go.
+   */
+  synchronized boolean isClean() {
+    RedisLeaseHandle h = handle.get();
+    return flights.isEmpty() && releasesInFlight == 0 && !ambiguousRelease && ambiguousRenewCapMs == Long.MAX_VALUE
+        && (h == null || !h.state().isLive());
   }
 }

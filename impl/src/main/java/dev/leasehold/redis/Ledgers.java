@@ -14,15 +14,23 @@ import java.util.WeakHashMap;
  * token and operation id finds the ledger of the original).
  *
  * <p>Weak in the attempt, so an attempt nobody uses any more is collected with its ledgers. What
- * keeps them is the attempt object the map holds, so {@link #of} hands that object back: callers
- * send and open handles with it, and then every flight in progress (on its thread's stack) and
- * every handle keeps the pair's ledger. Keyed by the caller's own equal copy instead, a ledger was
- * dropped while a handle of the pair still renewed (the copy that was the key had been collected),
- * and the next replay got a new ledger that did not see that renew in flight.
+ * keeps them is the attempt object the map holds, so {@link #beginAcquire} hands that object back:
+ * callers send and open handles with it, and then every flight in progress (on its thread's stack)
+ * and every handle keeps the pair's ledger. Keyed by the caller's own equal copy instead, a ledger
+ * was dropped while a handle of the pair still renewed (the copy that was the key had been
+ * collected), and the next replay got a new ledger that did not see that renew in flight.
+ *
+ * <p>A ledger that is clean ({@link AttemptLedger#isClean}: nothing in flight, nothing ambiguous,
+ * no live handle) is dropped as soon as a request of its pair ends, since a new ledger would say
+ * the same: an acquire and its release leave nothing behind. Weak references that the map held
+ * until the collector found their attempts unreachable cost more than all the adapter's other
+ * work per call at 8 threads (young pauses scanning them; bench/README.md). The drop and the
+ * opening of an acquire's flight both hold the stripe's lock, and a handle registers its renew or
+ * release only while it is live, so no request registers with a ledger once it is dropped.
  *
  * <p>Striped: an attempt lives in one of {@value #STRIPES} maps chosen by its hash, each guarded
  * by itself, because one map under one lock was the adapter's most contended monitor at 8 threads
- * (bench/README.md).
+ * (bench/README.md). Lock order: a stripe, then a ledger.
  *
  * <p>This class is threadsafe.
  */
@@ -30,11 +38,12 @@ final class Ledgers {
   static final int STRIPES = 16;
 
   /**
-   * A pair's ledger and the attempt object that keeps it: use this attempt, not an equal copy.
+   * An acquire's flight, opened on its pair's ledger, and the attempt object that keeps the
+   * ledger: use this attempt, not an equal copy.
    *
    * <p>This record is immutable.
    */
-  record Slot(LeaseAttempt attempt, AttemptLedger ledger) {}
+  record Slot(LeaseAttempt attempt, AttemptLedger ledger, AttemptLedger.Flight flight) {}
 
   /** One attempt's ledgers by lease key, and the attempt object that is the map's key (weakly). */
   private static final class ByKey {
@@ -54,8 +63,11 @@ final class Ledgers {
     }
   }
 
-  /** The ledger of {@code attempt} on {@code leaseKey}, created on first use, and the attempt that keeps it. */
-  Slot of(LeaseAttempt attempt, String leaseKey) {
+  /**
+   * Opens the flight of an acquire of {@code attempt} on {@code leaseKey} on the pair's ledger
+   * (created on first use) and returns it with the attempt that keeps the ledger.
+   */
+  Slot beginAcquire(LeaseAttempt attempt, String leaseKey) {
     int h = attempt.hashCode();
     Map<LeaseAttempt, ByKey> stripe = stripes.get(Math.floorMod(h ^ (h >>> 16), STRIPES));
     synchronized (stripe) {
@@ -67,7 +79,24 @@ final class Ledgers {
         stripe.put(attempt, byKey);
         key = attempt;
       }
-      return new Slot(key, byKey.ledgers.computeIfAbsent(leaseKey, k -> new AttemptLedger()));
+      ByKey owner = byKey;
+      AttemptLedger ledger = byKey.ledgers.computeIfAbsent(leaseKey,
+          k -> new AttemptLedger(ended -> dropIfClean(stripe, owner, leaseKey, ended)));
+      return new Slot(key, ledger, ledger.beginAcquire());
+    }
+  }
+
+  /** Drops {@code ledger} if it is still the pair's and clean. */
+  private static void dropIfClean(Map<LeaseAttempt, ByKey> stripe, ByKey byKey, String leaseKey, AttemptLedger ledger) {
+    synchronized (stripe) {
+      if (byKey.ledgers.get(leaseKey) != ledger || !ledger.isClean()) {
+        return;
+      }
+      byKey.ledgers.remove(leaseKey);
+      LeaseAttempt attempt = byKey.attempt.get();
+      if (byKey.ledgers.isEmpty() && attempt != null && stripe.get(attempt) == byKey) {
+        stripe.remove(attempt);
+      }
     }
   }
 }

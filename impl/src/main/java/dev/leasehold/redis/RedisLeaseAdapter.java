@@ -143,16 +143,13 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
   }
 
   private AcquireOutcome acquireOnce(LeaseAttempt requested, LeaseKeys keys, long ttlMs) {
-    Ledgers.Slot slot = ledgers.of(requested, keys.lease());
-    // The ledger map's own attempt object from here on: this flight, and any handle it opens, keep the ledger.
-    LeaseAttempt attempt = slot.attempt();
-    AttemptLedger ledger = slot.ledger();
     // Open before the send, ended after the reply is judged: whatever of this pair ran meanwhile caps it.
-    AttemptLedger.Flight flight = ledger.beginAcquire();
+    Ledgers.Slot slot = ledgers.beginAcquire(requested, keys.lease());
     try {
-      return acquireInFlight(attempt, keys, ttlMs, ledger, flight);
+      // The ledger map's own attempt object from here on: this flight, and any handle it opens, keep the ledger.
+      return acquireInFlight(slot.attempt(), keys, ttlMs, slot.ledger(), slot.flight());
     } finally {
-      ledger.endAcquire(flight);
+      slot.ledger().endAcquire(slot.flight());
     }
   }
 

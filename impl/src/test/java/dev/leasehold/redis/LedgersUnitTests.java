@@ -4,20 +4,27 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.lease.LeaseAttempt;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** One ledger per pair (attempt, lease key), whichever thread and whichever equal attempt asks. */
+/**
+ * One ledger per pair (attempt, lease key), whichever thread and whichever equal attempt asks, as
+ * long as it has something to say; a clean one is dropped when a request of its pair ends.
+ */
 class LedgersUnitTests {
   static LeaseAttempt attempt(int n, String operationId) {
     return new LeaseAttempt(String.format("%032d", n), operationId);
@@ -27,14 +34,14 @@ class LedgersUnitTests {
   void onePairOneLedger_anEqualAttemptFindsIt_anotherKeyOrAttemptHasItsOwn() {
     Ledgers ledgers = new Ledgers();
     LeaseAttempt original = attempt(1, "op");
-    Ledgers.Slot first = ledgers.of(original, "k1");
+    Ledgers.Slot first = ledgers.beginAcquire(original, "k1");
     assertSame(original, first.attempt());
-    Ledgers.Slot again = ledgers.of(attempt(1, "op"), "k1");
+    Ledgers.Slot again = ledgers.beginAcquire(attempt(1, "op"), "k1");
     assertSame(first.ledger(), again.ledger(), "an equal attempt, rebuilt from its parts");
     assertSame(original, again.attempt(), "and the attempt that keeps the ledger");
-    assertNotSame(first.ledger(), ledgers.of(original, "k2").ledger());
-    assertNotSame(first.ledger(), ledgers.of(attempt(1, "other-op"), "k1").ledger());
-    assertNotSame(first.ledger(), ledgers.of(attempt(2, "op"), "k1").ledger());
+    assertNotSame(first.ledger(), ledgers.beginAcquire(original, "k2").ledger());
+    assertNotSame(first.ledger(), ledgers.beginAcquire(attempt(1, "other-op"), "k1").ledger());
+    assertNotSame(first.ledger(), ledgers.beginAcquire(attempt(2, "op"), "k1").ledger());
   }
 
   /**
@@ -46,15 +53,15 @@ class LedgersUnitTests {
   @Test
   void theAttemptHandedBack_keepsTheLedger_afterTheFirstCallersCopyIsGone() {
     Ledgers ledgers = new Ledgers();
-    ledgers.of(attempt(1, "op"), "k"); // the first caller's copy, dropped at once
-    Ledgers.Slot kept = ledgers.of(attempt(1, "op"), "k");
+    ledgers.beginAcquire(attempt(1, "op"), "k"); // the first caller's copy, dropped at once
+    Ledgers.Slot kept = ledgers.beginAcquire(attempt(1, "op"), "k");
     for (int i = 0; i < 20; i++) {
       System.gc();
       for (int n = 0; n < Ledgers.STRIPES * 4; n++) {
-        ledgers.of(attempt(1_000 + n, "op"), "k");
+        ledgers.beginAcquire(attempt(1_000 + n, "op"), "k");
       }
     }
-    assertSame(kept.ledger(), ledgers.of(attempt(1, "op"), "k").ledger());
+    assertSame(kept.ledger(), ledgers.beginAcquire(attempt(1, "op"), "k").ledger());
     assertEquals(attempt(1, "op"), kept.attempt());
   }
 
@@ -77,7 +84,7 @@ class LedgersUnitTests {
             start.await();
             List<Ledgers.Slot> got = new ArrayList<>();
             for (int p = 0; p < pairs; p++) {
-              got.add(ledgers.of(attempt(p, "op"), "k"));
+              got.add(ledgers.beginAcquire(attempt(p, "op"), "k"));
             }
             return got;
           }));
@@ -100,14 +107,83 @@ class LedgersUnitTests {
   @Test
   void ledgersOfAnUnreachableAttempt_areCollected() {
     Ledgers ledgers = new Ledgers();
-    WeakReference<AttemptLedger> ledger = new WeakReference<>(ledgers.of(attempt(7, "op"), "k").ledger());
+    WeakReference<AttemptLedger> ledger = new WeakReference<>(ledgers.beginAcquire(attempt(7, "op"), "k").ledger());
     for (int i = 0; i < 200 && ledger.get() != null; i++) {
       System.gc();
       // A WeakHashMap drops a collected key's entry (and so its value) on its next use.
       for (int n = 0; n < Ledgers.STRIPES * 4; n++) {
-        ledgers.of(attempt(1_000 + n, "op"), "k");
+        ledgers.beginAcquire(attempt(1_000 + n, "op"), "k");
       }
     }
     assertNull(ledger.get(), "the ledger outlived its attempt");
+  }
+
+  /** An acquire that ended and left nothing behind (no handle, nothing ambiguous): the pair starts afresh. */
+  @Test
+  void aCleanLedger_isDroppedWhenItsRequestEnds() {
+    Ledgers ledgers = new Ledgers();
+    LeaseAttempt original = attempt(1, "op");
+    Ledgers.Slot first = ledgers.beginAcquire(original, "k");
+    first.ledger().endAcquire(first.flight());
+    Ledgers.Slot next = ledgers.beginAcquire(attempt(1, "op"), "k");
+    assertNotSame(first.ledger(), next.ledger());
+    assertNotSame(original, next.attempt(), "the equal copy keys the new ledger");
+  }
+
+  /** What a new ledger would not know keeps the old one: a flight still open, an ambiguous release or renew. */
+  @Test
+  void aLedgerThatRemembersSomething_isKept() {
+    Ledgers ledgers = new Ledgers();
+    Ledgers.Slot open = ledgers.beginAcquire(attempt(1, "op"), "k");
+    Ledgers.Slot second = ledgers.beginAcquire(attempt(1, "op"), "k");
+    second.ledger().endAcquire(second.flight());
+    assertSame(open.ledger(), ledgers.beginAcquire(attempt(1, "op"), "k").ledger(), "a flight is still open");
+
+    Ledgers.Slot released = ledgers.beginAcquire(attempt(2, "op"), "k");
+    released.ledger().beginRelease();
+    released.ledger().endRelease(true);
+    released.ledger().endAcquire(released.flight());
+    assertSame(released.ledger(), ledgers.beginAcquire(attempt(2, "op"), "k").ledger(), "a release may still apply");
+
+    Ledgers.Slot renewed = ledgers.beginAcquire(attempt(3, "op"), "k");
+    renewed.ledger().endRenew(renewed.ledger().beginRenew(50), true);
+    renewed.ledger().endAcquire(renewed.flight());
+    assertSame(renewed.ledger(), ledgers.beginAcquire(attempt(3, "op"), "k").ledger(), "a short renew may still apply");
+  }
+
+  /**
+   * Threads acquiring and ending on one pair (equal attempts of their own) while its ledger is
+   * dropped and made again: two ledgers never have a flight open at once, since dropping and
+   * opening a flight hold the same lock.
+   */
+  @Test
+  void droppingAndOpening_neverLeaveTwoLedgersInFlight() throws Exception {
+    Ledgers ledgers = new Ledgers();
+    Map<AttemptLedger, AtomicInteger> open = new ConcurrentHashMap<>();
+    AtomicInteger overlaps = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        runs.add(pool.submit(() -> {
+          for (int i = 0; i < 100_000; i++) {
+            Ledgers.Slot slot = ledgers.beginAcquire(attempt(1, "op"), "k");
+            open.computeIfAbsent(slot.ledger(), l -> new AtomicInteger()).incrementAndGet();
+            if (open.values().stream().filter(n -> n.get() > 0).count() > 1) {
+              overlaps.incrementAndGet();
+            }
+            open.get(slot.ledger()).decrementAndGet();
+            slot.ledger().endAcquire(slot.flight());
+          }
+        }));
+      }
+      for (Future<?> f : runs) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(0, overlaps.get(), "flights open on two ledgers of one pair at once");
+    assertTrue(open.size() > 1, "the ledger was never dropped and made again");
   }
 }
