@@ -73,7 +73,7 @@ final class AttemptLedger {
     synchronized (this) {
       flights.remove(flight);
     }
-    ended.accept(this);
+    mayBeClean();
   }
 
   /** Opens the flight of a renew(ttl) about to be sent; it caps every flight already open. */
@@ -92,7 +92,7 @@ final class AttemptLedger {
         ambiguousRenewCapMs = Math.min(ambiguousRenewCapMs, flight.renewTtlMs);
       }
     }
-    ended.accept(this);
+    mayBeClean();
   }
 
   private Flight open(long renewTtlMs) {
@@ -127,7 +127,7 @@ final class AttemptLedger {
       releasesInFlight--;
       ambiguousRelease |= ambiguous;
     }
-    ended.accept(this);
+    mayBeClean();
   }
 
   /** Whether a RELEASE of this pair may still delete its lease: then no handle may be ACTIVE. */
@@ -147,6 +147,19 @@ final class AttemptLedger {
 
   synchronized void handle(RedisLeaseHandle handle) {
     this.handle = new WeakReference<>(handle);
+  }
+
+  /**
+   * Lets the adapter's map drop this ledger if it is clean. Called from the finally blocks that end
+   * requests, so it never throws: a failure (the handle's state() reads the configured clock) only
+   * keeps the ledger, which is what the adapter did before it dropped clean ones.
+   */
+  private void mayBeClean() {
+    try {
+      ended.accept(this);
+    } catch (RuntimeException e) {
+      // Keeping a clean ledger is safe; hiding the caller's own outcome behind this would not be.
+    }
   }
 
   /**

@@ -130,6 +130,26 @@ class LedgersUnitTests {
     assertNotSame(original, next.attempt(), "the equal copy keys the new ledger");
   }
 
+  /**
+   * A ledger's end callback runs after its monitor is released, so one thread's callback can come
+   * after another's dropped the ledger and a third made the pair a new one: it must not drop the new
+   * one, whose flight is open (here the late callback is replayed by ending the same flight twice).
+   */
+  @Test
+  void aLateCallbackOfADroppedLedger_leavesTheNewLedgerAlone() {
+    Ledgers ledgers = new Ledgers();
+    // The attempt's ledger on another key keeps its entry in the map, so the new ledger of "k" is made in the same entry.
+    Ledgers.Slot otherKey = ledgers.beginAcquire(attempt(1, "op"), "k2");
+    Ledgers.Slot old = ledgers.beginAcquire(attempt(1, "op"), "k");
+    old.ledger().endAcquire(old.flight());
+    Ledgers.Slot current = ledgers.beginAcquire(attempt(1, "op"), "k");
+    assertNotSame(old.ledger(), current.ledger());
+    old.ledger().endAcquire(old.flight());
+    assertSame(current.ledger(), ledgers.beginAcquire(attempt(1, "op"), "k").ledger(),
+        "the pair's ledger with a flight open was dropped by the old ledger's callback");
+    assertSame(otherKey.ledger(), ledgers.beginAcquire(attempt(1, "op"), "k2").ledger());
+  }
+
   /** What a new ledger would not know keeps the old one: a flight still open, an ambiguous release or renew. */
   @Test
   void aLedgerThatRemembersSomething_isKept() {
