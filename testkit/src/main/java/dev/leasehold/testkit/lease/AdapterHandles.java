@@ -56,6 +56,16 @@ final class AdapterHandles extends AbstractList<LeaseHandle> {
     return attempts.get(id);
   }
 
+  /** Whether handle {@code id} is its attempt's newest: the one the spec's single handle per attempt stands for. */
+  boolean isNewest(int id) {
+    return attempts.lastIndexOf(attempts.get(id)) == id;
+  }
+
+  /** The newest handle of {@code attempt}, or -1 if it has none. */
+  int newestOf(int attempt) {
+    return attempts.lastIndexOf(attempt);
+  }
+
   int grant(int id) {
     return grants.get(id);
   }

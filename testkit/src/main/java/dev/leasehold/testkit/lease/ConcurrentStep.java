@@ -67,7 +67,7 @@ final class ConcurrentStep {
       String replay = w.tryAcquire("replay", attempt, replayTtlMs, 0);
       w.check();
       w.recorder.relabel(kind);
-      return replay + "/" + call(w.config.specConformant() ? newestOf(attempt) : handle);
+      return replay + "/" + call(w.config.specConformant() ? w.handles.newestOf(attempt) : handle);
     }
     Snapshot before = w.snapshot();
     Callable<TraceStep.Lane> replay = this::replayLane;
@@ -117,14 +117,6 @@ final class ConcurrentStep {
    */
   private String call(int target) {
     return kind.equals("renew") ? w.renew(target, ttlMs) : w.release(target);
-  }
-
-  private int newestOf(int a) {
-    int newest = handle;
-    for (int i = 0; i < w.handles.size(); i++) {
-      newest = w.handles.attempt(i) == a ? i : newest;
-    }
-    return newest;
   }
 
   private TraceStep.Lane replayLane() {

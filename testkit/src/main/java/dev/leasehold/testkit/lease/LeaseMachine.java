@@ -167,8 +167,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     if (!config.specConformant()) {
       return ids;
     }
-    return ids.stream().filter(i -> IntStream.range(i + 1, w.handles.size())
-        .noneMatch(j -> w.handles.attempt(j) == w.handles.attempt(i))).toList();
+    return ids.stream().filter(w.handles::isNewest).toList();
   }
 
   private static boolean hasHandles(LeaseWorld w, long[] a) {
