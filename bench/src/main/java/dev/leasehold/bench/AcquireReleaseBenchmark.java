@@ -3,14 +3,18 @@ package dev.leasehold.bench;
 import dev.leasehold.lease.AcquireOutcome;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.ReleaseOutcome;
+import dev.leasehold.redis.GatewayReply;
+import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.LettuceLeaseGateway;
 import dev.leasehold.redis.RedisLeaseAdapter;
+import dev.leasehold.redis.RedisLeaseConfig;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -27,10 +31,16 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * One uncontended acquire followed by its release, three ways: through the adapter (a fresh
- * attempt, the ACQUIRE script with its fencing token, the RELEASE script), the raw baseline on
- * lettuce ({@code SET NX PX} with a random token, then a Lua compare-and-delete) and Redisson
- * ({@code tryLock(0, ttl)}, {@code unlock}). Each benchmark thread has its own resource, so threads
+ * One uncontended acquire followed by its release: through the adapter (a fresh attempt, the
+ * ACQUIRE script with its fencing token, the RELEASE script), the raw baseline on lettuce
+ * ({@code SET NX PX} with a random token, then a Lua compare-and-delete) and Redisson
+ * ({@code tryLock(0, ttl)}, {@code unlock}). Between raw and adapter, two steps split the
+ * difference by what it pays for: {@link #rawScript} (the raw pair with its {@code SET NX PX} in a
+ * script answering an array, as ACQUIRE answers: what a script costs before any guarantee) and
+ * {@link #gateway} (the adapter's own scripts through {@link LettuceLeaseGateway}, without the
+ * adapter: the fencing token, the clock floor, the ACL pre-check and the release signal). The rest,
+ * from {@code gateway} to {@code adapter}, is the adapter's client side: attempts (with their own
+ * owner tokens in place of {@code gateway}'s UUID), argument checks, ledgers, handles. Each benchmark thread has its own resource, so threads
  * never contend; lettuce shares one connection among all threads, Redisson uses its default pool.
  * Every operation checks its outcome and throws on anything but success, so a broken setup can
  * never look fast.
@@ -45,6 +55,9 @@ public class AcquireReleaseBenchmark {
   /** The raw baseline's release: delete only if the value is still ours. */
   static final String COMPARE_AND_DELETE =
       "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+  /** {@link #rawScript}'s acquire: SET NX PX in a script, answered as ACQUIRE answers a grant (an array), less the token. */
+  static final String RAW_SCRIPT_ACQUIRE = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then"
+      + " return {1, 0, tonumber(ARGV[2])} end return {0, 0, 0}";
 
   /** The adapter with its defaults (fencing tokens in CLOCK_FLOOR mode) over one lettuce connection. */
   @State(Scope.Benchmark)
@@ -71,6 +84,7 @@ public class AcquireReleaseBenchmark {
     StatefulRedisConnection<String, String> connection;
     RedisCommands<String, String> commands;
     String releaseSha;
+    String rawScriptAcquireSha;
     SetArgs setArgs;
 
     @Setup
@@ -80,6 +94,7 @@ public class AcquireReleaseBenchmark {
       connection.setTimeout(COMMAND_TIMEOUT);
       commands = connection.sync();
       releaseSha = commands.scriptLoad(COMPARE_AND_DELETE);
+      rawScriptAcquireSha = commands.scriptLoad(RAW_SCRIPT_ACQUIRE);
       setArgs = SetArgs.Builder.nx().px(TTL.toMillis());
     }
 
@@ -113,12 +128,16 @@ public class AcquireReleaseBenchmark {
   public static class Resource {
     String digest;
     String rawKey;
+    /** {@link #gateway}'s keys: the adapter's shape, in a namespace of their own. */
+    LeaseKeys gatewayKeys;
     long operations;
 
     @Setup
     public void pick() {
       digest = BenchRedis.newDigest();
       rawKey = "bench:raw:" + digest;
+      String lease = "bench-gateway:lease:v1:{" + BenchRedis.PURPOSE + ":" + digest + "}";
+      gatewayKeys = new LeaseKeys(lease, lease + ":fence");
     }
 
     String nextOperationId() {
@@ -166,6 +185,43 @@ public class AcquireReleaseBenchmark {
     }
     cpu.done();
     return deleted;
+  }
+
+  @Benchmark
+  public long rawScript(Raw raw, Resource r, CpuMeter cpu) {
+    String token = UUID.randomUUID().toString();
+    List<Object> set = raw.commands.evalsha(raw.rawScriptAcquireSha, ScriptOutputType.MULTI, new String[] {r.rawKey}, token,
+        Long.toString(TTL.toMillis()));
+    if (!Long.valueOf(1).equals(set.get(0))) {
+      throw new IllegalStateException("raw SET NX PX in a script: " + set);
+    }
+    Long deleted = raw.commands.evalsha(raw.releaseSha, ScriptOutputType.INTEGER, new String[] {r.rawKey}, token);
+    if (deleted == null || deleted != 1L) {
+      throw new IllegalStateException("raw compare-and-delete: " + deleted);
+    }
+    cpu.done();
+    return deleted;
+  }
+
+  /**
+   * The adapter's ACQUIRE (default fence mode) and RELEASE sent as the adapter sends them, with a
+   * random token as {@link #raw} makes it, but no attempt, ledger or handle.
+   */
+  @Benchmark
+  public GatewayReply.Change gateway(Adapter a, Resource r, CpuMeter cpu) {
+    String ownerToken = UUID.randomUUID().toString();
+    String ownership = ownerToken + ":" + r.nextOperationId();
+    GatewayReply.Acquire acquired = a.gateway.acquire(r.gatewayKeys, ownership, ownerToken, TTL.toMillis(),
+        RedisLeaseConfig.DEFAULT_FENCE_MODE);
+    if (!(acquired instanceof GatewayReply.Granted granted) || granted.fencingToken() <= 0) {
+      throw new IllegalStateException("gateway acquire: " + acquired);
+    }
+    GatewayReply.Change released = a.gateway.release(r.gatewayKeys, ownership);
+    if (released != GatewayReply.Change.APPLIED) {
+      throw new IllegalStateException("gateway release: " + released);
+    }
+    cpu.done();
+    return released;
   }
 
   @Benchmark

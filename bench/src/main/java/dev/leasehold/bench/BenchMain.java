@@ -33,8 +33,9 @@ import org.openjdk.jmh.util.Statistics;
  * Runs every benchmark of this module against one redis-server it starts on loopback, in one
  * process, so the ratios compare like with like; then writes a Markdown report.
  *
- * <p>Two JMH runs share the server: at 1 thread (acquire+release three ways, renew, handoff, the
- * client path without I/O) and at {@code --threads} (acquire+release three ways, renew, client path). Each benchmark runs in its own forked JVM
+ * <p>Two JMH runs share the server: at 1 thread (acquire+release five ways, renew, handoff, the
+ * client path without I/O) and at {@code --threads} (acquire+release five ways, renew, client
+ * path). Each benchmark runs in its own forked JVM
  * in {@code SampleTime} mode, which gives the latency distribution; throughput is derived from it by
  * Little's law for a closed loop ({@code threads / mean latency}), so both come from the same
  * samples. Then {@link ScriptCost} measures the server's time per call of each script next to the
@@ -170,7 +171,8 @@ public final class BenchMain {
   /** The benchmark methods of a class, in the order the report lists them. */
   private static List<String> methods(String prefix) {
     if (prefix.equals(ACQUIRE_RELEASE)) {
-      return List.of("adapter", "raw", "redisson");
+      // From the raw pair to the adapter one step at a time (BenchReport's steps), then Redisson.
+      return List.of("raw", "rawScript", "gateway", "adapter", "redisson");
     }
     if (prefix.equals(RENEW) || prefix.equals(CLIENT_PATH)) {
       return List.of("adapter");

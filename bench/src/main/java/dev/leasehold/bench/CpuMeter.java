@@ -7,6 +7,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Level;
@@ -23,8 +24,8 @@ import org.openjdk.jmh.runner.IterationType;
  * client: the benchmark threads, lettuce's I/O thread, JIT and GC) and redis-server's ({@code INFO
  * cpu}, user + system). On two cores shared by both, throughput at 8 threads is bounded by their
  * sum per operation, so this says which side an implementation spends more on. Each benchmark
- * method calls {@link #done()} once per operation. At the end of the trial the figures go to a
- * file in {@value #DIR_PROPERTY}, which {@link BenchMain} reads into the report.
+ * method calls {@link #done()} once per operation. At the end of each fork's trial its figures are
+ * added to a file in {@value #DIR_PROPERTY}, which {@link BenchMain} reads into the report.
  *
  * <p>This class is threadsafe.
  */
@@ -79,8 +80,15 @@ public class CpuMeter {
     }
     String line = String.format(Locale.ROOT, "%s %d %d %d %.6f%n", benchmark.getBenchmark(), benchmark.getThreads(),
         measuredOps, clientNanos, serverSeconds);
-    Files.writeString(Path.of(dir).resolve(benchmark.getBenchmark() + "-t" + benchmark.getThreads() + ".cpu"), line,
-        StandardCharsets.UTF_8);
+    addLine(Path.of(dir).resolve(benchmark.getBenchmark() + "-t" + benchmark.getThreads() + ".cpu"), line);
+  }
+
+  /**
+   * Appends: each fork is a JVM of its own and would overwrite the earlier forks' line ({@link
+   * BenchMain} clears the directory before a run, and the report sums the lines).
+   */
+  static void addLine(Path file, String line) throws IOException {
+    Files.writeString(file, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
   private static long processCpuNanos() {
@@ -98,7 +106,10 @@ public class CpuMeter {
     return seconds;
   }
 
-  /** A written line: benchmark, threads, operations, client CPU ns, server CPU s. */
+  /**
+   * A benchmark's figures at one thread count, summed over its forks; each fork writes them as a
+   * line: benchmark, threads, operations, client CPU ns, server CPU s.
+   */
   record Figures(String benchmark, int threads, long ops, long clientNanos, double serverSeconds) {
     double clientMicrosPerOp() {
       return clientNanos / 1_000.0 / ops;
@@ -108,10 +119,17 @@ public class CpuMeter {
       return serverSeconds * 1_000_000.0 / ops;
     }
 
-    static Figures parse(String line) {
-      String[] f = line.trim().split(" ");
-      return new Figures(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-          Double.parseDouble(f[4]));
+    /** The figures of a file's lines (one per fork of the same benchmark), summed. */
+    static Figures parse(String lines) {
+      Figures sum = null;
+      for (String line : lines.trim().split("\\R")) {
+        String[] f = line.trim().split(" ");
+        Figures fork = new Figures(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+            Double.parseDouble(f[4]));
+        sum = sum == null ? fork : new Figures(sum.benchmark, sum.threads, sum.ops + fork.ops,
+            sum.clientNanos + fork.clientNanos, sum.serverSeconds + fork.serverSeconds);
+      }
+      return sum;
     }
   }
 }
