@@ -179,12 +179,7 @@ public class AcquireReleaseBenchmark {
     if (!"OK".equals(set)) {
       throw new IllegalStateException("raw SET NX PX: " + set);
     }
-    Long deleted = raw.commands.evalsha(raw.releaseSha, ScriptOutputType.INTEGER, new String[] {r.rawKey}, token);
-    if (deleted == null || deleted != 1L) {
-      throw new IllegalStateException("raw compare-and-delete: " + deleted);
-    }
-    cpu.done();
-    return deleted;
+    return releaseRaw(raw, r, token, cpu);
   }
 
   @Benchmark
@@ -195,6 +190,11 @@ public class AcquireReleaseBenchmark {
     if (!Long.valueOf(1).equals(set.get(0))) {
       throw new IllegalStateException("raw SET NX PX in a script: " + set);
     }
+    return releaseRaw(raw, r, token, cpu);
+  }
+
+  /** The raw pair's release, {@link #raw}'s and {@link #rawScript}'s alike: compare-and-delete, checked. */
+  private static long releaseRaw(Raw raw, Resource r, String token, CpuMeter cpu) {
     Long deleted = raw.commands.evalsha(raw.releaseSha, ScriptOutputType.INTEGER, new String[] {r.rawKey}, token);
     if (deleted == null || deleted != 1L) {
       throw new IllegalStateException("raw compare-and-delete: " + deleted);
