@@ -40,8 +40,8 @@ import org.redisson.config.Config;
  * {@link #gateway} (the adapter's own scripts through {@link LettuceLeaseGateway}, without the
  * adapter: the fencing token, the clock floor, the ACL pre-check and the release signal). The rest,
  * from {@code gateway} to {@code adapter}, is the adapter's client side: attempts (with their own
- * owner tokens in place of {@code gateway}'s UUID), argument checks, ledgers, handles. Each benchmark thread has its own resource, so threads
- * never contend; lettuce shares one connection among all threads, Redisson uses its default pool.
+ * owner tokens in place of {@code gateway}'s UUID), argument checks, ledgers, handles. Each
+ * benchmark thread has its own resource, so threads never contend; lettuce shares one connection among all threads, Redisson uses its default pool.
  * Every operation checks its outcome and throws on anything but success, so a broken setup can
  * never look fast.
  *

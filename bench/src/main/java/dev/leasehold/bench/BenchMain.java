@@ -171,8 +171,10 @@ public final class BenchMain {
   /** The benchmark methods of a class, in the order the report lists them. */
   private static List<String> methods(String prefix) {
     if (prefix.equals(ACQUIRE_RELEASE)) {
-      // From the raw pair to the adapter one step at a time (BenchReport's steps), then Redisson.
-      return List.of("raw", "rawScript", "gateway", "adapter", "redisson");
+      // From the raw pair to the adapter, in the report's steps, then Redisson.
+      List<String> methods = new ArrayList<>(BenchReport.stepMethods());
+      methods.add("redisson");
+      return methods;
     }
     if (prefix.equals(RENEW) || prefix.equals(CLIENT_PATH)) {
       return List.of("adapter");

@@ -111,6 +111,11 @@ final class BenchReport {
 
   private record Step(String method, String adds) {}
 
+  /** The steps' benchmark methods of {@code AcquireReleaseBenchmark}, in order: what {@link BenchMain} runs. */
+  static List<String> stepMethods() {
+    return STEPS.stream().map(Step::method).toList();
+  }
+
   /**
    * What each step from the raw pair to the adapter adds to the one before it, in mean latency and
    * in client and server CPU per acquire+release: where the adapter's distance to the raw pair goes.
