@@ -2,8 +2,8 @@ package dev.leasehold.spec;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.testkit.tlc.ModelCheck;
-import dev.leasehold.testkit.tlc.ModelCheckReport;
+import dev.leasehold.spec.tlc.ModelCheck;
+import dev.leasehold.spec.tlc.ModelCheckReport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Model-checks every configuration {@code tla/MC*.cfg} with TLC (the kit's {@link ModelCheck}),
+ * Model-checks every configuration {@code tla/MC*.cfg} with TLC ({@link ModelCheck}),
  * asserts each one's expected result, and writes {@code target/model-check-report.md}.
  */
 class ModelCheckTest {

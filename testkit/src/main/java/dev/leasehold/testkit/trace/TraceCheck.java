@@ -1,6 +1,6 @@
 package dev.leasehold.testkit.trace;
 
-import dev.leasehold.testkit.tlc.Tlc;
+import dev.leasehold.spec.tlc.Tlc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

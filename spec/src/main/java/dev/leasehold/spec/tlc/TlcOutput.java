@@ -1,4 +1,4 @@
-package dev.leasehold.testkit.tlc;
+package dev.leasehold.spec.tlc;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

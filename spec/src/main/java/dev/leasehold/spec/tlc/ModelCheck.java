@@ -1,4 +1,4 @@
-package dev.leasehold.testkit.tlc;
+package dev.leasehold.spec.tlc;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.leasehold.testkit.tlc;
+package dev.leasehold.spec.tlc;
 
 import java.io.File;
 import java.io.IOException;

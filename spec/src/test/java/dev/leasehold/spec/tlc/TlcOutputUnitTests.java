@@ -1,4 +1,4 @@
-package dev.leasehold.testkit.tlc;
+package dev.leasehold.spec.tlc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
