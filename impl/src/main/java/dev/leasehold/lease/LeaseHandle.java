@@ -39,6 +39,14 @@ public interface LeaseHandle extends AutoCloseable {
   RenewOutcome renew(Duration ttl);
 
   /**
+   * Judges {@code ttl} as {@link #renew(Duration)} would, and sends nothing: a watchdog checks its
+   * TTL once, when asked to watch, instead of failing every renewal.
+   *
+   * @throws IllegalArgumentException as {@link #renew(Duration)} throws it
+   */
+  void checkTtl(Duration ttl);
+
+  /**
    * Deletes the server lease if this attempt still holds it. Sends nothing from {@code LOST} or
    * {@code RELEASED}. Not interruptible: a cancelled worker still gives its lease back.
    */

@@ -1,7 +1,6 @@
 package dev.leasehold.lease;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -144,7 +143,8 @@ public final class LeaseWatchdog implements AutoCloseable {
    * Renews {@code handle} with {@code ttl} until it is released, lost or unknown, or until
    * {@code stopAfter} (measured from now; null for no deadline) has passed.
    *
-   * @throws IllegalArgumentException if an argument is null (except {@code stopAfter}) or not positive
+   * @throws IllegalArgumentException if an argument is null (except {@code stopAfter}) or not positive,
+   *     or if the handle would refuse {@code ttl} ({@link LeaseHandle#checkTtl})
    * @throws RegistrationRefusedException if the watchdog is closed or already has its maximum of
    *     live registrations
    */
@@ -152,6 +152,9 @@ public final class LeaseWatchdog implements AutoCloseable {
     Checks.notNull("handle", handle);
     Checks.notNull("listener", listener);
     Checks.within("ttl", ttl, Duration.ZERO, false, LeaseRequest.MAX_LEASE_TTL);
+    // Judged as the renewals will send it (e.g. not above the handle's drift budget): else every
+    // renewal would fail inside the watchdog until the lease ran out.
+    handle.checkTtl(ttl);
     if (stopAfter != null) {
       Checks.within("stopAfter", stopAfter, Duration.ZERO, false, Duration.ofDays(365));
     }
@@ -245,7 +248,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     /** The clock deadlines are measured on. Defaults to {@code System::nanoTime}. @return {@code this} */
     public Builder monotonicNanos(LongSupplier monotonicNanos) {
-      this.monotonicNanos = Objects.requireNonNull(monotonicNanos, "monotonicNanos");
+      this.monotonicNanos = Checks.notNull("monotonicNanos", monotonicNanos);
       return this;
     }
 

@@ -49,6 +49,11 @@ public final class MeteredLeaseHandle implements LeaseHandle {
   }
 
   @Override
+  public void checkTtl(Duration ttl) {
+    delegate.checkTtl(ttl);
+  }
+
+  @Override
   public ReleaseOutcome release() {
     return meters.time("release", delegate::release);
   }

@@ -15,7 +15,6 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -72,7 +71,7 @@ public final class LettuceLeaseGateway implements LeaseGateway {
    * timeout (it would stretch a lease budget by seconds).
    */
   public static ClientOptions clientOptions(Duration commandTimeout) {
-    Objects.requireNonNull(commandTimeout, "commandTimeout");
+    Arguments.commandTimeout(commandTimeout);
     return ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -102,12 +101,12 @@ public final class LettuceLeaseGateway implements LeaseGateway {
 
   /** A gateway over a connection the caller opened and will close. */
   public static LettuceLeaseGateway over(StatefulRedisConnection<String, String> connection) {
-    return owning(connection, null);
+    return owning(Arguments.notNull("connection", connection), null);
   }
 
   /** A gateway over a cluster connection the caller opened and will close. */
   public static LettuceLeaseGateway over(StatefulRedisClusterConnection<String, String> connection) {
-    return owning(connection, null);
+    return owning(Arguments.notNull("connection", connection), null);
   }
 
   /** A gateway over {@code connection} whose close also closes {@code owned} (null: nothing). */
@@ -142,7 +141,7 @@ public final class LettuceLeaseGateway implements LeaseGateway {
    * {@code RedisLeases.builder(uri)} ({@link LettuceTopology}).
    */
   public static LettuceLeaseGateway connect(RedisURI uri, Duration commandTimeout) {
-    return LettuceTopology.of(Objects.requireNonNull(uri, "uri"), false, null, null, commandTimeout, null)
+    return LettuceTopology.of(Arguments.notNull("uri", uri), false, null, null, Arguments.commandTimeout(commandTimeout), null)
         .openGateway(commandTimeout);
   }
 
@@ -151,7 +150,7 @@ public final class LettuceLeaseGateway implements LeaseGateway {
    * The same client set-up as {@code RedisLeases.builder(uri).cluster()} ({@link LettuceTopology}).
    */
   public static LettuceLeaseGateway connectCluster(RedisURI seed, Duration commandTimeout) {
-    return LettuceTopology.of(Objects.requireNonNull(seed, "seed"), true, null, null, commandTimeout, null)
+    return LettuceTopology.of(Arguments.notNull("seed", seed), true, null, null, Arguments.commandTimeout(commandTimeout), null)
         .openGateway(commandTimeout);
   }
 

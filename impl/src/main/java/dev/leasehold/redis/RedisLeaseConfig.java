@@ -66,12 +66,14 @@ public record RedisLeaseConfig(
   /** @throws IllegalArgumentException naming the first setting that is missing or out of range */
   public RedisLeaseConfig {
     require(gateway != null, "gateway must not be null");
-    require(namespace != null && LeaseKeys.NAMESPACE.matcher(namespace).matches(),
+    require(namespace != null, "namespace must not be null");
+    require(LeaseKeys.NAMESPACE.matcher(namespace).matches(),
         "namespace must match [a-z0-9][a-z0-9._-]{0,63}");
     require(keyVersion >= 1 && keyVersion <= 999, "keyVersion must be in 1..999 but was " + keyVersion);
     require(driftBudget != null && !driftBudget.isNegative() && driftBudget.compareTo(Duration.ofMinutes(1)) <= 0,
         "driftBudget must be in 0..1 min but was " + driftBudget);
-    require(contentionRetryAfter != null && contentionRetryAfter.toMillis() >= 1
+    // Compared as durations, never converted first: an extreme one must not overflow.
+    require(contentionRetryAfter != null && contentionRetryAfter.compareTo(Duration.ofMillis(1)) >= 0
         && contentionRetryAfter.compareTo(Duration.ofMinutes(1)) <= 0,
         "contentionRetryAfter must be in 1 ms..1 min but was " + contentionRetryAfter);
     require(fenceMode != null, "fenceMode must not be null");

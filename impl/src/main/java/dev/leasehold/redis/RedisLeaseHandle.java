@@ -110,6 +110,11 @@ public final class RedisLeaseHandle implements LeaseHandle {
   }
 
   @Override
+  public void checkTtl(Duration ttl) {
+    config.ttlMillis("ttl", ttl);
+  }
+
+  @Override
   public RenewOutcome renew(Duration ttl) {
     long ttlMs = config.ttlMillis("ttl", ttl);
     try {

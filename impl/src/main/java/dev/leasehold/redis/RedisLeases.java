@@ -15,7 +15,6 @@ import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -72,12 +71,17 @@ public final class RedisLeases implements AutoCloseable {
    * shuts down on close. For a cluster, call {@link Builder#cluster()}.
    */
   public static Builder builder(RedisURI uri) {
-    return new Builder(Objects.requireNonNull(uri, "uri"), null, null);
+    return new Builder(Arguments.notNull("uri", uri), null, null);
   }
 
-  /** As {@link #builder(RedisURI)}, from a URI string such as {@code redis://127.0.0.1:6379}. */
+  /**
+   * As {@link #builder(RedisURI)}, from a URI string such as {@code redis://127.0.0.1:6379}.
+   *
+   * @throws IllegalArgumentException if {@code uri} is null or not a Redis URI (the message never
+   *     repeats it: it may carry a password)
+   */
   public static Builder builder(String uri) {
-    return builder(RedisURI.create(Objects.requireNonNull(uri, "uri")));
+    return builder(Arguments.redisUri(uri));
   }
 
   /**
@@ -87,12 +91,12 @@ public final class RedisLeases implements AutoCloseable {
    * command after a reconnect.
    */
   public static Builder builder(RedisClient client) {
-    return new Builder(null, Objects.requireNonNull(client, "client"), null);
+    return new Builder(null, Arguments.notNull("client", client), null);
   }
 
   /** As {@link #builder(RedisClient)}, for a cluster client the caller owns. */
   public static Builder builder(RedisClusterClient client) {
-    return new Builder(null, null, Objects.requireNonNull(client, "client"));
+    return new Builder(null, null, Arguments.notNull("client", client));
   }
 
   /** The port: acquire, inspect, new attempts. */
@@ -204,7 +208,7 @@ public final class RedisLeases implements AutoCloseable {
       if (uri == null) {
         throw new IllegalStateException("sslOptions() only applies to a URI; set them on the injected client instead");
       }
-      this.sslOptions = Objects.requireNonNull(sslOptions, "sslOptions");
+      this.sslOptions = Arguments.notNull("sslOptions", sslOptions);
       return this;
     }
 
@@ -256,13 +260,13 @@ public final class RedisLeases implements AutoCloseable {
 
     /** Meters the port and its handles (see {@link MeteredLeasePort}). None by default. @return {@code this} */
     public Builder meterRegistry(MeterRegistry meterRegistry) {
-      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      this.meterRegistry = Arguments.notNull("meterRegistry", meterRegistry);
       return this;
     }
 
     /** Renewals run here; never shut down by close. Defaults to the watchdog's own daemon thread. @return {@code this} */
     public Builder watchdogExecutor(ScheduledExecutorService executor) {
-      this.watchdogExecutor = Objects.requireNonNull(executor, "executor");
+      this.watchdogExecutor = Arguments.notNull("executor", executor);
       return this;
     }
 

@@ -28,11 +28,7 @@ final class RedisLeasesAssembly {
    * @throws LeaseException if connecting fails (everything opened so far is closed again)
    */
   static RedisLeases assemble(RedisLeases.Builder settings) {
-    Duration commandTimeout = settings.commandTimeout;
-    if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()
-        || commandTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
-      throw new IllegalArgumentException("commandTimeout must be in (0, 1 min] but was " + commandTimeout);
-    }
+    Duration commandTimeout = Arguments.commandTimeout(settings.commandTimeout);
     LeaseWatchdog.Builder watchdogBuilder = LeaseWatchdog.builder().maxRegistrations(settings.maxWatchdogRegistrations);
     configure(RedisLeaseAdapter.builder(UnconnectedGateway.INSTANCE), settings).build();
 

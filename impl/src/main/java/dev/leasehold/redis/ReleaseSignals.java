@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -57,7 +56,7 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
   }
 
   private ReleaseSignals(StatefulRedisPubSubConnection<String, String> connection, boolean ownsConnection) {
-    this.connection = Objects.requireNonNull(connection, "connection");
+    this.connection = Arguments.notNull("connection", connection);
     this.ownsConnection = ownsConnection;
     connection.addListener(new RedisPubSubAdapter<>() {
       @Override

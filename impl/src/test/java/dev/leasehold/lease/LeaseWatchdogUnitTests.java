@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.leasehold.redis.GatewayException;
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.RedisLeaseAdapter;
+import dev.leasehold.redis.RedisLeaseConfig;
 import dev.leasehold.testing.FakeRedis;
 import java.time.Duration;
 import java.util.List;
@@ -241,6 +242,21 @@ class LeaseWatchdogUnitTests {
     assertEquals(LeaseState.ACTIVE, handle.state());
     assertEquals(List.of(), losses);
     registration.cancel();
+  }
+
+  @Test
+  void aTtlNotAboveTheDriftBudget_isRefusedAtWatch_beforeAnyRenewal() {
+    LeaseHandle handle = acquire("op");
+    Duration drift = RedisLeaseConfig.DEFAULT_DRIFT_BUDGET;
+    // At the budget, and above it but sent as the budget (whole milliseconds).
+    for (Duration ttl : List.of(drift, drift.plusNanos(900_000))) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> watchdog.watch(handle, ttl, losses::add), "ttl " + ttl);
+      assertTrue(e.getMessage().contains("drift budget"), e.getMessage());
+    }
+    assertEquals(0, watchdog.registrations());
+    assertEquals(0, redis.calls("renew"), "the refusal sent nothing");
+    assertEquals(LeaseState.ACTIVE, handle.state());
   }
 
   @Test

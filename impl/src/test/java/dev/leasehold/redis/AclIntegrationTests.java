@@ -159,6 +159,23 @@ class AclIntegrationTests {
   }
 
   @Test
+  void counterMode_needsNoTime_whileClockFloorIsRefusedWithoutIt() {
+    RedisURI uri = user("no-time", "-time");
+    try (RedisLeases leases = leases(uri).fenceMode(FenceMode.COUNTER).build()) {
+      LeaseHandle handle = assertInstanceOf(AcquireOutcome.Acquired.class, leases.port().tryAcquire(
+          LeaseRequest.once(PURPOSE, digest, Duration.ofSeconds(5), leases.newAttempt("op")))).handle();
+      assertInstanceOf(RenewOutcome.Renewed.class, handle.renew(Duration.ofSeconds(5)));
+      assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
+    }
+    try (RedisLeases leases = leases(uri).fenceMode(FenceMode.CLOCK_FLOOR).build()) {
+      AcquireOutcome.Unavailable refused = assertInstanceOf(AcquireOutcome.Unavailable.class, leases.port().tryAcquire(
+          LeaseRequest.once(PURPOSE, digest, Duration.ofSeconds(5), leases.newAttempt("op"))));
+      assertTrue(refused.reason().contains("NOPERM") && refused.reason().contains("time"), refused.reason());
+      assertEquals(0, REDIS.commands().exists(keys(leases).lease()), "no lease written");
+    }
+  }
+
+  @Test
   void acquire_withoutTheKeyPattern_isARefusal() {
     try (RedisLeases leases = leases(user("no-keys", "resetkeys", "~billing:other:*")).build()) {
       AcquireOutcome.Unavailable refused = assertInstanceOf(AcquireOutcome.Unavailable.class, leases.port().tryAcquire(

@@ -44,7 +44,7 @@ class RedisLeaseConfigUnitTests {
   @Test
   void validationMessages_andBoundaries() {
     assertEquals("namespace must match [a-z0-9][a-z0-9._-]{0,63}", rejected(b -> b.namespace("Bad")));
-    assertEquals("namespace must match [a-z0-9][a-z0-9._-]{0,63}", rejected(b -> b.namespace(null)));
+    assertEquals("namespace must not be null", rejected(b -> b.namespace(null)));
     assertEquals("keyVersion must be in 1..999 but was 0", rejected(b -> b.keyVersion(0)));
     assertEquals("keyVersion must be in 1..999 but was 1000", rejected(b -> b.keyVersion(1000)));
     accepted(b -> b.keyVersion(1));

@@ -3,6 +3,8 @@ package dev.leasehold.model.properties;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leasehold.redis.LeaseGateway;
+import dev.leasehold.testkit.fault.Backend;
 import dev.leasehold.testkit.fault.RealBackend;
 import dev.leasehold.testkit.lease.LeaseMachine;
 import dev.leasehold.testkit.lease.LeaseWorld;
@@ -11,6 +13,10 @@ import dev.leasehold.testkit.lease.WorldConfig;
 import dev.leasehold.testkit.redis.RedisServer;
 import dev.leasehold.testkit.runner.ChainFile;
 import dev.leasehold.testkit.runner.PropertyRunner;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,5 +58,47 @@ class RealRedisLeasePropertiesIntegrationTests {
     assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
     assertTrue(report.stats().outcomes().containsKey("tryAcquire:Acquired"), "never acquired on the real server");
     assertTrue(report.stats().outcomes().containsKey("renew:Renewed"), "never renewed on the real server");
+  }
+
+  /**
+   * A loaded machine, made on purpose: every third call stalls up to 60 ms before it reaches the
+   * server (a descheduled client thread), well past the drift budget, while the chain's clock
+   * stays frozen for the step. The checks must judge on the window they measured, not on how fast
+   * this thread was: a key that expired during a stall is no violation, and nothing else is excused.
+   */
+  @Test
+  void everyInvariantHolds_whenTheClientStallsPastTheDriftBudget() {
+    Random stalls = new Random(ModelSettings.seed());
+    WorldConfig config = WorldConfig.simulated(PortFactory.FIXED).withoutWaitLoop().onRealServer(backend)
+        .withBackend(() -> stalling(backend.chain(LeaseWorld.KEYS), stalls), false);
+    LeaseMachine machine = new LeaseMachine(config);
+    PropertyRunner<LeaseWorld> runner = new PropertyRunner<>(machine);
+    PropertyRunner.Report report = runner.run(new PropertyRunner.Config(ModelSettings.seed(),
+        Integer.getInteger("model.realChains", 40), 20, 60, true));
+    System.out.println(report.stats().markdown("fixed adapter, real redis-server, stalled calls", machine.expectedOutcomes()));
+    assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
+    assertTrue(report.stats().outcomes().containsKey("tryAcquire:Acquired"), "never acquired on the real server");
+  }
+
+  /** {@code chain} whose gateway sleeps 0-60 ms before every third call, unseen by the chain's clock. */
+  static Backend stalling(Backend chain, Random stalls) {
+    LeaseGateway real = chain.gateway();
+    LeaseGateway stalled = (LeaseGateway) Proxy.newProxyInstance(LeaseGateway.class.getClassLoader(),
+        new Class<?>[] {LeaseGateway.class}, (p, m, args) -> {
+          if (m.getDeclaringClass() != Object.class && stalls.nextInt(3) == 0) {
+            Thread.sleep(stalls.nextInt(61));
+          }
+          return invoke(m, real, args);
+        });
+    return (Backend) Proxy.newProxyInstance(Backend.class.getClassLoader(), new Class<?>[] {Backend.class},
+        (p, m, args) -> m.getName().equals("gateway") ? stalled : invoke(m, chain, args));
+  }
+
+  private static Object invoke(Method m, Object target, Object[] args) throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 }

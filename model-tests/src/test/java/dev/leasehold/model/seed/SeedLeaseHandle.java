@@ -112,6 +112,14 @@ final class SeedLeaseHandle implements LeaseHandle {
   }
 
   @Override
+  public void checkTtl(Duration ttl) {
+    // The seed judged the TTL only after sending (TTL_CHECK_AFTER_SEND): with that defect, nothing here.
+    if (!adapter.has(SeedDefect.TTL_CHECK_AFTER_SEND)) {
+      adapter.checkedTtl(ttl);
+    }
+  }
+
+  @Override
   public RenewOutcome renew(Duration ttl) {
     synchronized (requests) {
       try {

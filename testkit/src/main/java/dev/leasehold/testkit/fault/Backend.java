@@ -31,7 +31,10 @@ public interface Backend extends AutoCloseable {
   /** The ghost grant log (tokens in grant order) when the server can tell, else null. */
   java.util.List<Long> grantLog();
 
-  /** How far (ns) a direct read or a reply may be off the model's instant; 0 when simulated. */
+  /**
+   * How far (ns) a direct read or a reply may be off the model's instant; 0 when simulated. On a
+   * real server it is measured, not assumed: it may grow from one call to the next, never shrink.
+   */
   long slackNanos();
 
   @Override

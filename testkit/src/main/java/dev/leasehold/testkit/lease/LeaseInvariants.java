@@ -148,10 +148,20 @@ public final class LeaseInvariants {
     }
   }
 
+  /**
+   * Whether {@code h} says ACTIVE and its deadline (on the server's clock) may still be ahead when
+   * {@code s} was read. The handles answer at the step's frozen instant; on a real server the server
+   * was read up to the measured slack later, and a handle whose deadline falls in that window may
+   * have run out by then (it would have said LOST). Simulated, the slack is 0 and this is ACTIVE.
+   */
+  static boolean activeWhenRead(Snapshot s, HandleObs h) {
+    return h.state() == LeaseState.ACTIVE && s.clientNow() + h.remaining() + s.lag() > s.trueNow() + s.slack();
+  }
+
   /** ActiveHoldsKey on a snapshot. */
   public static void activeHoldsKey(Snapshot s) {
     for (HandleObs h : s.handles()) {
-      require(activeHoldsKey(h.state() == LeaseState.ACTIVE, s.holder() == h.attempt()), "ActiveHoldsKey",
+      require(activeHoldsKey(activeWhenRead(s, h), s.holder() == h.attempt()), "ActiveHoldsKey",
           () -> "handle " + h.id() + " of attempt " + h.attempt() + " is ACTIVE but the server holds "
               + (s.holder() < 0 ? "nothing" : "attempt " + s.holder()));
     }
@@ -171,7 +181,7 @@ public final class LeaseInvariants {
 
   /** MutualExclusion on a snapshot. */
   public static void mutualExclusion(Snapshot s) {
-    long active = s.handles().stream().filter(h -> h.state() == LeaseState.ACTIVE).count();
+    long active = s.handles().stream().filter(h -> activeWhenRead(s, h)).count();
     require(mutualExclusion(active), "MutualExclusion", () -> active + " handles are ACTIVE at once: " + s.handles());
   }
 
@@ -222,9 +232,15 @@ public final class LeaseInvariants {
     }
     // The script answered at its Apply; a slow reply may arrive after the key expired, and then the
     // handle must already be LOST (ValidityWithinServerLease and the twin judge that), not inherited.
-    if (after.holder() == -1 && e.handle() >= 0 && e.handle() < after.handles().size()
-        && after.handles().get(e.handle()).state() == LeaseState.LOST) {
-      return;
+    // On a real server the key may also have expired (and been taken) between the frozen instant
+    // and the read after, while the handle still answers for the frozen instant.
+    if (e.handle() >= 0 && e.handle() < after.handles().size()) {
+      HandleObs h = after.handles().get(e.handle());
+      boolean lostWithTheKey = after.holder() == -1 && h.state() == LeaseState.LOST;
+      boolean lapsedBeforeTheRead = h.state() == LeaseState.ACTIVE && !activeWhenRead(after, h);
+      if (lostWithTheKey || lapsedBeforeTheRead) {
+        return;
+      }
     }
     require(noInheritance(e.attempt(), after.holder()), "NoInheritance",
         () -> "attempt " + e.attempt() + " (owner " + after.ownerOf().get(e.attempt()) + ") got " + v

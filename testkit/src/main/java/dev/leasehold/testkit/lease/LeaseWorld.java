@@ -73,7 +73,7 @@ public final class LeaseWorld implements AutoCloseable {
           sleeps.add(new LeaseModel.Sleep(d.toNanos(), clock.trueNanos()));
         });
     this.model = new LeaseModel(config.drift().toNanos(), config.fenceMode(), CONTENTION, config.exact(),
-        backend.slackNanos());
+        backend::slackNanos);
     this.oracle = new Oracle(config, backend, clock, handles, attempts.owners());
     this.recorder = new TraceRecorder(gateway, attempts, handles,
         clock instanceof RealClock real ? real::liveNanos : clock::trueNanos);

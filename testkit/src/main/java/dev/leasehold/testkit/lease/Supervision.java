@@ -185,6 +185,11 @@ final class Supervision implements AutoCloseable {
     }
 
     @Override
+    public void checkTtl(Duration ttl) {
+      real().checkTtl(ttl);
+    }
+
+    @Override
     public ReleaseOutcome release() {
       world.release(hid);
       return checked(ReleaseOutcome.class);

@@ -3,6 +3,7 @@ package dev.leasehold.testkit.twin;
 import dev.leasehold.lease.LeaseState;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The twin's client: every attempt's ledger and every handle's belief, and the spec's rules for
@@ -18,16 +19,16 @@ final class ClientModel {
   private final ModelTime time;
   private final long drift;
   /** How far (ns) a reply may land after the step's clock reading: 0 when simulated. */
-  private final long slack;
+  private final LongSupplier slack;
   private Choices choices = new Choices(List.of());
   final List<AttemptModel> attempts;
   final List<HandleModel> handles;
 
-  ClientModel(ModelTime time, long drift, long slack) {
+  ClientModel(ModelTime time, long drift, LongSupplier slack) {
     this(time, drift, slack, new ArrayList<>(), new ArrayList<>());
   }
 
-  private ClientModel(ModelTime time, long drift, long slack, List<AttemptModel> attempts, List<HandleModel> handles) {
+  private ClientModel(ModelTime time, long drift, LongSupplier slack, List<AttemptModel> attempts, List<HandleModel> handles) {
     this.time = time;
     this.drift = drift;
     this.slack = slack;
@@ -123,7 +124,8 @@ final class ClientModel {
     }
     // On a real server the reply lands a little after the step's clock reading: a deadline that
     // close may have passed by then, and the adapter opens a new handle instead.
-    if (slack > 0 && h.hs.isLive() && Math.abs(h.dl - time.cnow) <= slack) {
+    long window = slack.getAsLong();
+    if (window > 0 && h.hs.isLive() && Math.abs(h.dl - time.cnow) <= window) {
       return choices.choose("handle with " + (h.dl - time.cnow) / 1_000 + " us left still live at the reply");
     }
     return observed(h).isLive();

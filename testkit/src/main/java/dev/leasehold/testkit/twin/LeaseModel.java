@@ -5,6 +5,7 @@ import dev.leasehold.redis.FenceMode;
 import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.fault.Fault;
 import java.util.ArrayDeque;
+import java.util.function.LongSupplier;
 import java.util.List;
 
 /**
@@ -43,15 +44,16 @@ public final class LeaseModel {
 
   /**
    * @param exact whether the server is simulated (predictions are exact); on a real server keys
-   *     within {@code slack} of expiring are uncertain and tokens are learnt from replies
+   *     within {@code slackNanos} of expiring are uncertain and tokens are learnt from replies
+   * @param slackNanos read at every use: on a real server it widens with the lateness measured so far
    */
-  public LeaseModel(long driftNanos, FenceMode mode, long contentionNanos, boolean exact, long slackNanos) {
+  public LeaseModel(long driftNanos, FenceMode mode, long contentionNanos, boolean exact, LongSupplier slackNanos) {
     this.drift = driftNanos;
     this.exact = exact;
     this.contention = contentionNanos;
     this.time = new ModelTime();
     this.server = new ServerModel(time, mode, exact, slackNanos);
-    this.client = new ClientModel(time, driftNanos, exact ? 0 : slackNanos);
+    this.client = new ClientModel(time, driftNanos, exact ? () -> 0 : slackNanos);
     this.calls = new CallModel(time, server, client, driftNanos, contentionNanos, new ArrayDeque<>());
     this.store = new FencedStore();
   }

@@ -5,6 +5,7 @@ import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.sim.LeaseClock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The twin's server: the spec's {@code srv} (holder, expiry, fence, grant), the ghost
@@ -22,7 +23,7 @@ final class ServerModel {
   private final ModelTime time;
   private final FenceMode mode;
   private final boolean exact;
-  private final long slack;
+  private final LongSupplier slack;
   private Choices choices = new Choices(List.of());
   private final List<Integer> ownerOf;
   final List<LeaseModel.Req> delayed;
@@ -36,11 +37,11 @@ final class ServerModel {
   int holderGrant;
   int grants;
 
-  ServerModel(ModelTime time, FenceMode mode, boolean exact, long slack) {
+  ServerModel(ModelTime time, FenceMode mode, boolean exact, LongSupplier slack) {
     this(time, mode, exact, slack, new ArrayList<>(), new ArrayList<>());
   }
 
-  private ServerModel(ModelTime time, FenceMode mode, boolean exact, long slack, List<Integer> ownerOf,
+  private ServerModel(ModelTime time, FenceMode mode, boolean exact, LongSupplier slack, List<Integer> ownerOf,
       List<LeaseModel.Req> delayed) {
     this.time = time;
     this.mode = mode;
@@ -88,7 +89,7 @@ final class ServerModel {
     // Redis forgets a key once its ms clock is past the expiry: it lives to the end of that ms.
     long left = (expiryMs + 1) * 1_000_000L - time.now;
     boolean alive;
-    if (!exact && Math.abs(left) <= slack) {
+    if (!exact && Math.abs(left) <= slack.getAsLong()) {
       alive = choices.choose("key with " + left / 1_000 + " us left still live");
     } else {
       alive = time.nowMs() <= expiryMs;
@@ -135,7 +136,7 @@ final class ServerModel {
       return -1;
     }
     long pttl = expiryMs - time.nowMs();
-    if (!exact && pttl > 0 && pttl * 1_000_000L <= slack && choices.choose("key with " + pttl + " ms left read as 0")) {
+    if (!exact && pttl > 0 && pttl * 1_000_000L <= slack.getAsLong() && choices.choose("key with " + pttl + " ms left read as 0")) {
       return 0;
     }
     return pttl;
