@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* The Leasehold lease protocol for ONE resource (one lease key and one    *)
 (* fencing counter in one Redis slot) and several attempts.  An attempt is *)
-(* one owner token bound to one operation id (RedisLeaseAdapter.newAttempt);*)
+(* one owner token bound to one operation id (RedisLeaseAdapter.newAttempt); *)
 (* its Redis value is ownerToken:operationId.                              *)
 (*                                                                         *)
 (* One resource loses nothing: the adapter keeps a handle, its ledger of   *)
@@ -15,7 +15,7 @@
 (*  - a discrete server clock `now` with Redis's key expiry (a key is     *)
 (*    gone once now > expiry: at now = expiry it is still there with PTTL  *)
 (*    0, which the client treats as no budget left);                       *)
-(*  - the four Lua scripts acquire.lua, renew.lua, release.lua, inspect.lua*)
+(*  - the four Lua scripts acquire.lua, renew.lua, release.lua, inspect.lua *)
 (*    as atomic server actions;                                            *)
 (*  - each client call as send -> (apply | refuse) -> (reply | lost reply) *)
 (*    -> outcome, where the client may give up (Indeterminate) and the    *)
@@ -40,8 +40,8 @@
 (* This module is the contract: it has no checking bounds and no defects.  *)
 (* The MC*.tla modules model-check it: MCBase.tla bounds the state space,  *)
 (* and each MC<Defect>.tla shows a counterexample by overriding, in its    *)
-(* .cfg, one or two of the operators below that the seed system or the     *)
-(* adapter before issue 12 got wrong: SameValue, ReplayedServer, TtlOk,    *)
+(* .cfg, one or two of the operators below that a defective adapter gets   *)
+(* wrong: SameValue, ReplayedServer, TtlOk,                                *)
 (* CanRenew, StoredState, Deadline, RenewUnanswered, BudgetCap,            *)
 (* ReleaseMayDelete, Granted and RenewReply.                               *)
 (*                                                                         *)
@@ -156,7 +156,7 @@ VARIABLES
     grants,            \* Ghost: how many grants ACQUIRE made so far (= the id of the latest grant).
     calls              \* Ghost: how many calls the clients sent so far (what a model bounds to stay finite).
 
-(* Tuples of variables, for UNCHANGED and for the step formulas.         *)
+(* Tuples of variables, for UNCHANGED and for the step formulas.           *)
 vars == <<now, lag, srv, replica, call, sent, hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease,
           seen, delayed, storeHigh, storeLast, storeMax, grants, calls>>             \* All variables.
 handleVars == <<hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease, seen>>   \* The handle and its ledger.
@@ -323,7 +323,7 @@ NextToken(s) == IF Durability = "ClockFloor"
 
 (* acquire.lua: absent -> SET value PX ttl and issue a token (status 1);   *)
 (* same value -> status 2 with the current PTTL and token, no extension;   *)
-(* other value -> status 0 with PTTL and whether the owner token is shared.*)
+(* other value -> status 0 with PTTL and whether the owner token is shared. *)
 AcquireScript(s, a, t) ==
     IF s.holder = None
     THEN LET tk == Tracked(NextToken(s))
@@ -606,7 +606,7 @@ NewDeadline(a, l) == call[a][l].start + Min(Granted(a, l), BudgetCap(a, l)) - Dr
 (* What RedisLeaseHandle.observedServerExpiry reports once the reply is    *)
 (* delivered: the server's expiry as the reply shows it, on the client's   *)
 (* clock (the model's wall clock), measured from before the send, with     *)
-(* neither the drift budget nor the ledger's cap taken off (seed #6        *)
+(* neither the drift budget nor the ledger's cap taken off (defect #6      *)
 (* reported the local budget instead).  No action reads it; trace          *)
 (* validation compares the Java value with it.                             *)
 ObservedExpiry(a, l) == call[a][l].start + Granted(a, l)
@@ -801,7 +801,8 @@ Spec == Init /\ [][Next]_vars   \* The protocol: every behaviour starts in Init 
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
-(* The invariants of CONTRACT.md, one broken part per name so that TLC     *)
+(* The invariants of the contract (docs/contract.md), one broken part per *)
+(* name so that TLC                                                        *)
 (* names what broke.  The state predicates are checked as INVARIANTs; the  *)
 (* ones that speak about one step (an outcome and the state right after    *)
 (* it, a send, a script run) are action properties [][...]_vars checked    *)

@@ -120,7 +120,7 @@ LocalAgrees(e) ==
       [] e.out = "NotActive" /\ e.kind = "release" -> ~(hs[e.a] \in Live /\ Observed(e.a) # "LOST")
       [] OTHER -> FALSE
 
-(* The send that starts a call of kind e.kind with TTL e.t (0 for release).*)
+(* The send that starts a call of kind e.kind with TTL e.t (0 for release). *)
 SendStep(e) ==
     LET l == LaneOf(e) IN
     CASE e.kind = "acquire" -> TryAcquire(e.a, l, e.t) \/ Replay(e.a, l, e.t)

@@ -1,6 +1,6 @@
 ------------------------------ MODULE MCLease -------------------------------
 (***************************************************************************)
-(* The fixed protocol at full size: 3 attempts of 2 owners, one thread per *)
+(* The protocol at full size: 3 attempts of 2 owners, one thread per       *)
 (* attempt (two threads: MCLeaseThreads), TTL 3 or 4 ticks, drift 1, with  *)
 (* lost replies, delayed requests and refusals. Durability is ClockFloor   *)
 (* (the adapter's default); without failover the counter never goes back   *)

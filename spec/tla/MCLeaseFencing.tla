@@ -1,6 +1,6 @@
 --------------------------- MODULE MCLeaseFencing ---------------------------
 (***************************************************************************)
-(* The fixed protocol with paused clients writing to the fenced store,     *)
+(* The protocol with paused clients writing to the fenced store,           *)
 (* failover and restart (which also lose the replies in flight),           *)
 (* ClockFloor counter, one thread. A failover or restart that loses writes *)
 (* breaks ActiveHoldsKey, ValidityWithinServerLease and MutualExclusion by *)

@@ -1,6 +1,6 @@
 --------------------------- MODULE MCLeaseThreads ---------------------------
 (***************************************************************************)
-(* The fixed protocol with two threads on one attempt: the watchdog's      *)
+(* The protocol with two threads on one attempt: the watchdog's            *)
 (* renew beside the application's replay or release, two calls in flight   *)
 (* in every interleaving, with lost replies, delayed requests and          *)
 (* refusals. One attempt: attempts share no client state, and              *)

@@ -1,7 +1,7 @@
 ----------------------- MODULE MCLocalExpiryNotStored -----------------------
 (***************************************************************************)
-(* Seed defect 4: state() returns LOST on local expiry without storing it; *)
-(* a renew in flight then makes the handle ACTIVE again. The fixed         *)
+(* Defect: state() returns LOST on local expiry without storing it;        *)
+(* a renew in flight then makes the handle ACTIVE again. The               *)
 (* protocol's 3 attempts of 2 owners, one thread, with lost replies and    *)
 (* delayed requests.                                                       *)
 (*                                                                         *)
@@ -16,7 +16,7 @@ MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
 MCDurability == "ClockFloor"         \* The adapter's default.
 MCMaxCalls == 3                      \* The calls the clients send in all.
 
-(* The seed stored no local expiry: state() computed LOST, and neither it  *)
+(* The defect stores no local expiry: state() computed LOST, and neither it *)
 (* nor a reply stored it.                                                  *)
 MCStoredState(a) == hs[a]
 =============================================================================

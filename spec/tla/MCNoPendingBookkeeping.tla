@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Without the per-attempt ledger (renews and releases in flight or        *)
 (* ambiguous), a delayed shorter RENEW applied after a later longer one    *)
-(* shortens the lease below the local deadline. The fixed protocol's 3     *)
+(* shortens the lease below the local deadline. The protocol's 3           *)
 (* attempts of 2 owners, one thread, with lost replies and delayed         *)
 (* requests.                                                               *)
 (*                                                                         *)

@@ -1,6 +1,6 @@
 --------------------------- MODULE MCReleaseRace ----------------------------
 (***************************************************************************)
-(* The adapter before issue 12, which checked for a release only at the    *)
+(* A defective adapter that checks for a release only at the              *)
 (* reply: a replay runs, then a release of the same attempt deletes the    *)
 (* key and returns Released; the replay's reply then opens a new handle    *)
 (* that is ACTIVE with no key. One attempt, two threads, no fault. One     *)

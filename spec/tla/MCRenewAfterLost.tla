@@ -1,8 +1,8 @@
 -------------------------- MODULE MCRenewAfterLost --------------------------
 (***************************************************************************)
-(* Seed defect 4: renew has no state precondition, so a LOST handle sends  *)
+(* Defect: renew has no state precondition, so a LOST handle sends         *)
 (* a renew; and a success replaces the budget without restoring ACTIVE.    *)
-(* The fixed protocol's 3 attempts of 2 owners, one thread, with lost      *)
+(* The protocol's 3 attempts of 2 owners, one thread, with lost            *)
 (* replies and delayed requests.                                           *)
 (*                                                                         *)
 (* Expected: FAIL:NoSendAfterEnd                                           *)

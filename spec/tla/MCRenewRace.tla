@@ -1,6 +1,6 @@
 ---------------------------- MODULE MCRenewRace -----------------------------
 (***************************************************************************)
-(* The adapter before issue 12, which capped a budget only by the ledger   *)
+(* A defective adapter that caps a budget only by the ledger               *)
 (* at the reply: the watchdog renews to a shorter TTL while the            *)
 (* application replays the same attempt. The replay runs first and reports *)
 (* the longer PTTL, the renew then shortens the key, its reply lands first *)

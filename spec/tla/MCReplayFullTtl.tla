@@ -1,7 +1,7 @@
 -------------------------- MODULE MCReplayFullTtl ---------------------------
 (***************************************************************************)
-(* Seed defect 3: a replay's budget is the full request TTL - drift        *)
-(* instead of min(TTL, reply PTTL) - drift. The fixed protocol's 3         *)
+(* Defect: a replay's budget is the full request TTL - drift               *)
+(* instead of min(TTL, reply PTTL) - drift. The protocol's 3               *)
 (* attempts of 2 owners, one thread, with lost replies and delayed         *)
 (* requests.                                                               *)
 (*                                                                         *)
@@ -16,6 +16,6 @@ MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
 MCDurability == "ClockFloor"         \* The adapter's default.
 MCMaxCalls == 3                      \* The calls the clients send in all.
 
-(* The seed took the request TTL as granted, whatever the reply PTTL.      *)
+(* The defect takes the request TTL as granted, whatever the reply PTTL.   *)
 MCGranted(a, l) == call[a][l].ttl
 =============================================================================

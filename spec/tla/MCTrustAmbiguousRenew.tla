@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* An ambiguous (maybe shorter) renew is trusted: while it is in flight    *)
 (* and after its client gave up, the handle stays ACTIVE with its old      *)
-(* deadline, and the ledger does not record it. The fixed protocol's 3     *)
+(* deadline, and the ledger does not record it. The protocol's 3           *)
 (* attempts of 2 owners, one thread, with lost replies and delayed         *)
 (* requests.                                                               *)
 (*                                                                         *)

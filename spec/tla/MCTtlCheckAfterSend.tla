@@ -1,7 +1,7 @@
 ------------------------ MODULE MCTtlCheckAfterSend -------------------------
 (***************************************************************************)
-(* Seed: TTL <= drift is rejected only after the script ran; the exception *)
-(* promises "nothing sent". TTL 1 (<= drift) is allowed here. The fixed    *)
+(* Defect: TTL <= drift is rejected only after the script ran; the exception *)
+(* promises "nothing sent". TTL 1 (<= drift) is allowed here. The          *)
 (* protocol's 3 attempts of 2 owners, one thread, with lost replies and    *)
 (* delayed requests.                                                       *)
 (*                                                                         *)

@@ -9,7 +9,7 @@
 -- A grant is GET (counter), TIME (clock mode), SET NX PX and SET (counter): one write fewer
 -- than INCR and a raise to the floor, and no TYPE or PTTL (bench/README.md).
 -- Every command this script may run, checked before anything is written: a user that the ACL
--- rule (README, "ACL") does not fully cover is refused with nothing changed (NOPERM: not
+-- rule (docs/operations.md, "ACL") does not fully cover is refused with nothing changed (NOPERM: not
 -- applied), never half-way. TIME only in clock mode: a COUNTER user needs no +time. Redis 6.2 has
 -- no acl_check_cmd: there the rule must be complete.
 if redis.acl_check_cmd then

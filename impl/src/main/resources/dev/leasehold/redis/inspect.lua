@@ -3,7 +3,7 @@
 -- KEYS[1] lease key, KEYS[2] fencing counter. ARGV[1] ownership.
 -- Replies: {0} absent; {1, thisAttempt, pttl, token}.
 -- Every command this script may run, checked before it runs any: a user that the ACL rule
--- (README, "ACL") does not fully cover is refused (NOPERM: not applied). Redis 6.2 has no
+-- (docs/operations.md, "ACL") does not fully cover is refused (NOPERM: not applied). Redis 6.2 has no
 -- acl_check_cmd: there the rule must be complete.
 if redis.acl_check_cmd then
   -- One call per command, no table: a loop over a table of checks cost twice as much (bench/README.md).

@@ -4,7 +4,7 @@
 -- Replies: 1 extended, 0 absent, -1 another value (of any type). Safe to replay: it only ever
 -- touches the value of the same attempt.
 -- Every command this script may run, checked before anything is written: a user that the ACL
--- rule (README, "ACL") does not fully cover is refused with nothing changed (NOPERM: not
+-- rule (docs/operations.md, "ACL") does not fully cover is refused with nothing changed (NOPERM: not
 -- applied), never half-way. Redis 6.2 has no acl_check_cmd: there the rule must be complete.
 if redis.acl_check_cmd then
   -- One call per command, no table: a loop over a table of checks cost twice as much (bench/README.md).

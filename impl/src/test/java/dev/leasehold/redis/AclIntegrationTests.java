@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The least-privilege ACL rule of the README, run for real: every operation, the wait loop with
+ * The least-privilege ACL rule of docs/operations.md, run for real: every operation, the wait loop with
  * release signals and the watchdog as a user with exactly that rule (and the server's ACL LOG
  * shows nothing denied); and a user missing one permission gets a typed refusal naming it, with
  * nothing changed, every time it asks.
@@ -48,7 +48,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class AclIntegrationTests {
   static final String PURPOSE = "invoice-run";
   static final String NAMESPACE = "billing";
-  /** The rule's permissions after the user name and password; README.md, "ACL", shows the same line. */
+  /** The rule's permissions after the user name and password; docs/operations.md, "ACL", shows the same line. */
   static final String RULE = "resetkeys resetchannels -@all ~billing:lease:* &billing:lease:* +evalsha +evalsha_ro "
       + "+script|load +info +wait +subscribe +unsubscribe +get +set +time +pttl +pexpire +del +publish";
   static final AtomicInteger RESOURCES = new AtomicInteger();
@@ -64,7 +64,7 @@ class AclIntegrationTests {
     REDIS.commands().aclLogReset();
   }
 
-  /** Creates (or resets) {@code user} with the README's rule, changed by {@code changes}. */
+  /** Creates (or resets) {@code user} with the rule of docs/operations.md, changed by {@code changes}. */
   static RedisURI user(String user, String... changes) {
     RedisCommands<String, String> admin = REDIS.commands();
     List<String> args = new ArrayList<>(List.of("SETUSER", user, "reset", "on", ">pw-" + user));
@@ -86,8 +86,8 @@ class AclIntegrationTests {
 
   @Test
   void readmeShowsTheRule() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    assertTrue(readme.contains("ACL SETUSER leasehold on >password " + RULE), "README.md shows the rule this test runs");
+    String readme = Files.readString(Path.of("..", "docs", "operations.md"), StandardCharsets.UTF_8);
+    assertTrue(readme.contains("ACL SETUSER leasehold on >password " + RULE), "docs/operations.md shows the rule this test runs");
   }
 
   @Test

@@ -332,13 +332,13 @@ class ClusterIntegrationTests {
     }
   }
 
-  /** What a cluster client needs beyond {@link AclIntegrationTests#RULE}; README.md, "ACL", shows it. */
+  /** What a cluster client needs beyond {@link AclIntegrationTests#RULE}; docs/operations.md, "ACL", shows it. */
   static final String CLUSTER_RULE = "+cluster|nodes +cluster|myid +client|setname";
 
   @Test
   void theReadmeRule_plusTheClusterRule_onEveryNode_runsEveryOperation_withNothingDenied() throws Exception {
-    String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md"));
-    assertTrue(readme.contains("add `" + CLUSTER_RULE + "`"), "README.md shows the cluster's addition this test runs");
+    String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "operations.md"));
+    assertTrue(readme.contains("add `" + CLUSTER_RULE + "`"), "docs/operations.md shows the cluster's addition this test runs");
     List<String> args = new ArrayList<>(List.of("SETUSER", "leasehold", "reset", "on", ">pw-cluster"));
     args.addAll(List.of(AclIntegrationTests.RULE.replace("billing", "it-cluster").split(" ")));
     args.addAll(List.of(CLUSTER_RULE.split(" ")));

@@ -10,9 +10,9 @@ import java.sql.SQLException;
 import java.util.Map;
 
 /**
- * The README's "Fenced writes" example: a write admitted by the fence table, and one guarded by the
+ * The "Fenced writes" example of docs/guide.md: a write admitted by the fence table, and one guarded by the
  * row's own token column. {@link FencedWriteExampleIntegrationTests} runs it on PostgreSQL and
- * MariaDB and checks that the README shows it.
+ * MariaDB and checks that docs/guide.md shows it.
  *
  * <p>This class is immutable and threadsafe; connections are the caller's.
  */

@@ -22,13 +22,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The README's "Fenced writes" example, run on PostgreSQL and on MariaDB with the shipped DDL: the
+ * The "Fenced writes" example of docs/guide.md, run on PostgreSQL and on MariaDB with the shipped DDL: the
  * newer holder's write lands, the paused older holder's is refused, a replay is admitted. And the
- * README shows this example and the shipped PostgreSQL DDL, so that they cannot drift apart.
+ * guide shows this example and the shipped PostgreSQL DDL, so that they cannot drift apart.
  */
 class FencedWriteExampleIntegrationTests {
   private static final String CUSTOMER_42 = "sha256:" + "42".repeat(32);
-  /** The README's statement for {@code FencedUpdate}'s token column. */
+  /** The guide's statement for {@code FencedUpdate}'s token column. */
   private static final String ADD_FENCE_COLUMN = "ALTER TABLE invoice ADD COLUMN fence BIGINT NOT NULL DEFAULT 0";
 
   @ParameterizedTest
@@ -64,13 +64,13 @@ class FencedWriteExampleIntegrationTests {
 
   @Test
   void theReadmeShowsThisExample_andTheShippedDdl() throws IOException {
-    String readme = normalized(Files.readString(Path.of("../README.md")));
+    String readme = normalized(Files.readString(Path.of("../docs/guide.md")));
     String source = Files.readString(Path.of("src/test/java/dev/leasehold/examples/FencedWriteExample.java"));
     String example = source.substring(source.indexOf("// README example: begin") + 24, source.indexOf("  // README example: end"));
-    assertTrue(readme.contains(normalized(example)), "README.md does not show FencedWriteExample's example");
+    assertTrue(readme.contains(normalized(example)), "docs/guide.md does not show FencedWriteExample's example");
     String ddl = FenceDialect.POSTGRESQL.ddl(FenceDialect.DEFAULT_TABLE);
-    assertTrue(readme.contains(normalized(ddl.substring(ddl.indexOf("CREATE TABLE")))), "README.md does not show the shipped DDL");
-    assertTrue(readme.contains(ADD_FENCE_COLUMN + ";"), "README.md does not show the token column's DDL");
+    assertTrue(readme.contains(normalized(ddl.substring(ddl.indexOf("CREATE TABLE")))), "docs/guide.md does not show the shipped DDL");
+    assertTrue(readme.contains(ADD_FENCE_COLUMN + ";"), "docs/guide.md does not show the token column's DDL");
   }
 
   private static String status(Statement s) throws SQLException {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The README's "Run the property tests in your CI" example, compiled and run by the build: the
+ * The "Run the property kit in your CI" example of docs/verification.md, compiled and run by the build: the
  * conformance suite against our own adapter, on the simulated server and on a real redis-server.
  */
 class ConformanceExampleIntegrationTests {
@@ -34,19 +34,19 @@ class ConformanceExampleIntegrationTests {
     LeaseConformance.of(PortFactory.FIXED)
         .name("my-port-real")
         .againstRedis(REDIS.uri())                 // or RedisURI.create(System.getenv("REDIS_URL"))
-        .waitLoop(false)                          // real time: see the limits in README.md
+        .waitLoop(false)                          // real time: see docs/verification.md
         .chains(30, 20)
         .assertConforms();
   }
   // README example: end
 
-  /** The README shows this file's example verbatim (indentation aside), so the two cannot drift. */
+  /** docs/verification.md shows this file's example verbatim (indentation aside), so the two cannot drift. */
   @Test
   void theReadmeShowsThisExample() throws IOException {
     String source = Files.readString(Path.of("src/test/java/dev/leasehold/examples/ConformanceExampleIntegrationTests.java"));
     String example = source.substring(source.indexOf("// README example: begin") + 24, source.indexOf("  // README example: end"));
-    String readme = Files.readString(Path.of("../README.md"));
-    assertTrue(normalized(readme).contains(normalized(example).strip()), "README.md does not show the example of this class");
+    String readme = Files.readString(Path.of("../docs/verification.md"));
+    assertTrue(normalized(readme).contains(normalized(example).strip()), "docs/verification.md does not show the example of this class");
   }
 
   private static String normalized(String text) {

@@ -8,9 +8,9 @@ import java.time.Duration;
 import org.springframework.stereotype.Component;
 
 /**
- * The README's "Spring Boot" example: an application bean that gets the auto-configured
+ * The "Spring Boot" example of docs/guide.md: an application bean that gets the auto-configured
  * {@link RedisLeases} injected. {@link LeaseholdSpringApplicationIntegrationTests} runs it and
- * checks that the README shows it.
+ * checks that docs/guide.md shows it.
  *
  * <p>This class is threadsafe (RedisLeases is).
  */

@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Import;
 /**
  * A whole Spring Boot application, which finds the starter through its
  * {@code META-INF/spring/...AutoConfiguration.imports} like any other, against a real
- * {@code redis-server}: the README's "Spring Boot" section ({@code readme-example.properties} and
+ * {@code redis-server}: the "Spring Boot" section of docs/guide.md ({@code readme-example.properties} and
  * {@link InvoiceRun}), run; and the start-up report of a bad property, through the starter's
  * {@code META-INF/spring.factories}.
  */
@@ -39,7 +39,7 @@ class LeaseholdSpringApplicationIntegrationTests {
   @RegisterExtension
   static final RedisServerExtension REDIS = new RedisServerExtension("spring-application");
 
-  /** The application: auto-configuration and the README's bean. */
+  /** The application: auto-configuration and the guide's bean. */
   @SpringBootConfiguration
   @EnableAutoConfiguration
   @Import(InvoiceRun.class)
@@ -68,12 +68,12 @@ class LeaseholdSpringApplicationIntegrationTests {
 
   @Test
   void theReadmeShowsTheExample() throws IOException {
-    String readme = normalized(Files.readString(Path.of("../README.md")));
+    String readme = normalized(Files.readString(Path.of("../docs/guide.md")));
     String source = Files.readString(Path.of("src/test/java/dev/leasehold/spring/InvoiceRun.java"));
     String example = source.substring(source.indexOf("// README example: begin") + 24, source.indexOf("// README example: end"));
-    assertThat(readme).as("README.md shows InvoiceRun").contains(normalized(example));
+    assertThat(readme).as("docs/guide.md shows InvoiceRun").contains(normalized(example));
     String properties = Files.readString(Path.of("src/test/resources/readme-example.properties"));
-    assertThat(readme).as("README.md shows readme-example.properties")
+    assertThat(readme).as("docs/guide.md shows readme-example.properties")
         .contains(normalized(properties.lines().filter(l -> !l.startsWith("#")).collect(Collectors.joining("\n"))));
   }
 

@@ -14,7 +14,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -56,7 +55,7 @@ public final class LeaseConformance {
   private Path reportDir = Path.of("target", "leasehold-conformance");
 
   private LeaseConformance(PortFactory ports) {
-    this.ports = Objects.requireNonNull(ports, "ports");
+    this.ports = notNull("ports", ports);
   }
 
   /** The suite for the ports {@code ports} makes (one per chain). */
@@ -79,7 +78,7 @@ public final class LeaseConformance {
    * are not injected. Time is real, so steps are coarser and fewer chains fit a budget.
    */
   public LeaseConformance againstRedis(RedisURI uri) {
-    this.redis = Objects.requireNonNull(uri, "uri");
+    this.redis = notNull("uri", uri);
     return this;
   }
 
@@ -118,7 +117,7 @@ public final class LeaseConformance {
   }
 
   public LeaseConformance fenceMode(FenceMode mode) {
-    this.fenceMode = Objects.requireNonNull(mode, "mode");
+    this.fenceMode = notNull("mode", mode);
     return this;
   }
 
@@ -153,7 +152,7 @@ public final class LeaseConformance {
 
   /** Where statistics and failing chains are written. */
   public LeaseConformance reportDir(Path dir) {
-    this.reportDir = Objects.requireNonNull(dir, "dir");
+    this.reportDir = notNull("dir", dir);
     return this;
   }
 
@@ -222,5 +221,13 @@ public final class LeaseConformance {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The public API's rule: a null argument is an IllegalArgumentException naming it. */
+  private static <T> T notNull(String name, T value) {
+    if (value == null) {
+      throw new IllegalArgumentException(name + " must not be null");
+    }
+    return value;
   }
 }
