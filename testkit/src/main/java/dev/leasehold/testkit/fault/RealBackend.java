@@ -15,7 +15,7 @@ import java.util.List;
 
 /**
  * A real redis-server (loopback only) for chains on real time. One instance per test class holds
- * the adapter's lettuce gateway and a separate admin connection; {@link #chain()} gives each chain
+ * the adapter's lettuce gateway and a separate admin connection; {@link #chain(LeaseKeys)} gives each chain
  * a fresh clock and an empty database. A restart fault is FLUSHALL plus SCRIPT FLUSH (what a
  * restart without persistence leaves behind) rather than a process restart, which would cost
  * a reconnect per fault.
