@@ -16,7 +16,7 @@ public final class ReadmeExample {
   }
 
   public static String run(String redisUri, FencedStore store) {
-    // --- README snippet begins
+    // docs example: begin
     try (RedisLeases leases = RedisLeases.builder(redisUri)
         .namespace("billing")
         .driftBudget(Duration.ofMillis(20))
@@ -44,6 +44,6 @@ public final class ReadmeExample {
         return "failed: " + ((LeaseResult.Failed<String>) result).exception();
       }
     }
-    // --- README snippet ends
+    // docs example: end
   }
 }

@@ -23,7 +23,7 @@ final class FencedWriteExample {
     this.fence = JdbcFence.of(dialect);
   }
 
-  // README example: begin
+  // docs example: begin
   // JdbcFence fence = JdbcFence.of(FenceDialect.POSTGRESQL);    // or MARIADB, or FenceDialect.of(connection)
   FenceResult markSent(Connection connection, String resource, long token) throws SQLException {
     connection.setAutoCommit(false);
@@ -48,5 +48,5 @@ final class FencedWriteExample {
     connection.commit();
     return result;
   }
-  // README example: end
+  // docs example: end
 }

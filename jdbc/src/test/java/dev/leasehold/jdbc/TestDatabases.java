@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * The test databases for code outside this package (the README example): a connection, autocommit
+ * The test databases for code outside this package (the guide's fenced-write example): a connection, autocommit
  * on, in the tests' own schema of each dialect's database.
  *
  * <p>This interface is threadsafe.

@@ -5,19 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.leasehold.testkit.LeaseConformance;
 import dev.leasehold.testkit.lease.PortFactory;
 import dev.leasehold.testkit.redis.RedisServerExtension;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The "Run the property kit in your CI" example of docs/verification.md, compiled and run by the build: the
  * conformance suite against our own adapter, on the simulated server and on a real redis-server.
+ * {@link ConformanceDocUnitTests} checks that the page shows what lies between the markers.
  */
 class ConformanceExampleIntegrationTests {
-  // README example: begin
+  // docs example: begin
   @RegisterExtension
   static final RedisServerExtension REDIS = new RedisServerExtension("conformance-example");
 
@@ -38,20 +35,7 @@ class ConformanceExampleIntegrationTests {
         .chains(30, 20)
         .assertConforms();
   }
-  // README example: end
-
-  /** docs/verification.md shows this file's example verbatim (indentation aside), so the two cannot drift. */
-  @Test
-  void theReadmeShowsThisExample() throws IOException {
-    String source = Files.readString(Path.of("src/test/java/dev/leasehold/examples/ConformanceExampleIntegrationTests.java"));
-    String example = source.substring(source.indexOf("// README example: begin") + 24, source.indexOf("  // README example: end"));
-    String readme = Files.readString(Path.of("../docs/verification.md"));
-    assertTrue(normalized(readme).contains(normalized(example).strip()), "docs/verification.md does not show the example of this class");
-  }
-
-  private static String normalized(String text) {
-    return text.lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));
-  }
+  // docs example: end
 
   @Test
   void theRealServerRunRanEveryChain() {

@@ -14,7 +14,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>This class is threadsafe (RedisLeases is).
  */
-// README example: begin
+// docs example: begin
 @Component
 public class InvoiceRun {
   private final RedisLeases leases;                       // auto-configured from leasehold.*
@@ -34,4 +34,4 @@ public class InvoiceRun {
     });
   }
 }
-// README example: end
+// docs example: end

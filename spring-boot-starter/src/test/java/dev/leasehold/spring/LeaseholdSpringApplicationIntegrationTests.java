@@ -8,12 +8,8 @@ import dev.leasehold.lease.ResourceDigests;
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.RedisLeases;
 import dev.leasehold.testkit.redis.RedisServerExtension;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,8 +27,8 @@ import org.springframework.context.annotation.Import;
  * A whole Spring Boot application, which finds the starter through its
  * {@code META-INF/spring/...AutoConfiguration.imports} like any other, against a real
  * {@code redis-server}: the "Spring Boot" section of docs/guide.md ({@code readme-example.properties} and
- * {@link InvoiceRun}), run; and the start-up report of a bad property, through the starter's
- * {@code META-INF/spring.factories}.
+ * {@link InvoiceRun}, which {@link SpringBootDocUnitTests} holds the guide to), run; and the start-up
+ * report of a bad property, through the starter's {@code META-INF/spring.factories}.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class LeaseholdSpringApplicationIntegrationTests {
@@ -67,17 +63,6 @@ class LeaseholdSpringApplicationIntegrationTests {
   }
 
   @Test
-  void theReadmeShowsTheExample() throws IOException {
-    String readme = normalized(Files.readString(Path.of("../docs/guide.md")));
-    String source = Files.readString(Path.of("src/test/java/dev/leasehold/spring/InvoiceRun.java"));
-    String example = source.substring(source.indexOf("// README example: begin") + 24, source.indexOf("// README example: end"));
-    assertThat(readme).as("docs/guide.md shows InvoiceRun").contains(normalized(example));
-    String properties = Files.readString(Path.of("src/test/resources/readme-example.properties"));
-    assertThat(readme).as("docs/guide.md shows readme-example.properties")
-        .contains(normalized(properties.lines().filter(l -> !l.startsWith("#")).collect(Collectors.joining("\n"))));
-  }
-
-  @Test
   void aBadProperty_stopsTheApplication_withBootsFailureReportNamingIt(CapturedOutput output) {
     SpringApplicationBuilder application = new SpringApplicationBuilder(Application.class)
         .web(WebApplicationType.NONE)
@@ -92,9 +77,5 @@ class LeaseholdSpringApplicationIntegrationTests {
     assertThat(output.getAll()).contains("APPLICATION FAILED TO START")
         .contains("Leasehold could not be configured: leasehold.namespace: namespace must match")
         .contains("Fix leasehold.namespace");
-  }
-
-  private static String normalized(String text) {
-    return text.lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));
   }
 }
