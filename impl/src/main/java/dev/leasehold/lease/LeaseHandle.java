@@ -40,11 +40,12 @@ public interface LeaseHandle extends AutoCloseable {
 
   /**
    * Judges {@code ttl} as {@link #renew(Duration)} would, and sends nothing: a watchdog checks its
-   * TTL once, when asked to watch, instead of failing every renewal.
+   * TTL once, when asked to watch, instead of failing every renewal. The default accepts every
+   * TTL; a handle that refuses some in {@code renew} refuses the same here.
    *
    * @throws IllegalArgumentException as {@link #renew(Duration)} throws it
    */
-  void checkTtl(Duration ttl);
+  default void checkTtl(Duration ttl) {}
 
   /**
    * Deletes the server lease if this attempt still holds it. Sends nothing from {@code LOST} or

@@ -2,6 +2,7 @@ package dev.leasehold.redis;
 
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * The public API's rule for arguments in this package: a null or malformed one is an
@@ -12,6 +13,8 @@ import java.time.Duration;
  */
 final class Arguments {
   private static final Duration MAX_COMMAND_TIMEOUT = Duration.ofMinutes(1);
+  /** The schemes lettuce knows; a message names one of these, never other text of the URI. */
+  private static final Set<String> SCHEMES = Set.of("redis", "rediss", "redis-socket", "redis-sentinel", "rediss-sentinel");
 
   private Arguments() {}
 
@@ -41,7 +44,7 @@ final class Arguments {
       return RedisURI.create(uri);
     } catch (RuntimeException e) {
       int colon = uri.indexOf("://");
-      String scheme = colon > 0 && uri.substring(0, colon).matches("[a-z][a-z+-]{0,20}") ? uri.substring(0, colon) : null;
+      String scheme = colon > 0 && SCHEMES.contains(uri.substring(0, colon)) ? uri.substring(0, colon) : null;
       throw new IllegalArgumentException("uri is not a valid Redis URI (" + uri.length() + " characters"
           + (scheme == null ? ", no known scheme" : ", scheme " + scheme) + "); its text is not shown, as it may carry a password");
     }

@@ -3,8 +3,8 @@ package dev.leasehold.docs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leasehold.testing.MarkdownDocs;
-import dev.leasehold.testing.MarkdownDocs.Link;
+import dev.leasehold.docs.MarkdownDocs;
+import dev.leasehold.docs.MarkdownDocs.Link;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,13 +1,13 @@
 package dev.leasehold.examples;
 
-import static dev.leasehold.testing.MarkdownDocs.assertCompiles;
-import static dev.leasehold.testing.MarkdownDocs.assertShows;
-import static dev.leasehold.testing.MarkdownDocs.javaBlocks;
-import static dev.leasehold.testing.MarkdownDocs.page;
+import static dev.leasehold.docs.MarkdownDocs.assertCompiles;
+import static dev.leasehold.docs.MarkdownDocs.assertShows;
+import static dev.leasehold.docs.MarkdownDocs.javaBlocks;
+import static dev.leasehold.docs.MarkdownDocs.page;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.leasehold.testing.MarkdownDocs;
-import dev.leasehold.testing.MarkdownDocs.Block;
+import dev.leasehold.docs.MarkdownDocs;
+import dev.leasehold.docs.MarkdownDocs.Block;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -172,8 +172,10 @@ class PublicArgumentsUnitTests {
         } catch (RuntimeException e) {
           thrown = e;
         }
-        if (!(thrown instanceof IllegalArgumentException) || !thrown.getMessage().contains("null")) {
-          throw new AssertionError(name + " gave " + thrown + ", not an IllegalArgumentException", thrown);
+        // Named: "<parameter> must not be null", or a range check of the setting that shows "null".
+        if (!(thrown instanceof IllegalArgumentException)
+            || !thrown.getMessage().matches("[a-z][A-Za-z]* (must not be null|must .* but was null)")) {
+          throw new AssertionError(name + " gave " + thrown + ", not an IllegalArgumentException naming it", thrown);
         }
       }
     }

@@ -1,13 +1,13 @@
 package dev.leasehold.examples;
 
-import static dev.leasehold.testing.MarkdownDocs.assertCompiles;
-import static dev.leasehold.testing.MarkdownDocs.assertShows;
-import static dev.leasehold.testing.MarkdownDocs.normalized;
+import static dev.leasehold.docs.MarkdownDocs.assertCompiles;
+import static dev.leasehold.docs.MarkdownDocs.assertShows;
+import static dev.leasehold.docs.MarkdownDocs.normalized;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.jdbc.FenceDialect;
-import dev.leasehold.testing.MarkdownDocs;
-import dev.leasehold.testing.MarkdownDocs.Block;
+import dev.leasehold.docs.MarkdownDocs;
+import dev.leasehold.docs.MarkdownDocs.Block;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

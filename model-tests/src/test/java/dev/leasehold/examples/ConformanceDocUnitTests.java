@@ -1,7 +1,7 @@
 package dev.leasehold.examples;
 
-import dev.leasehold.testing.MarkdownDocs;
-import dev.leasehold.testing.MarkdownDocs.Block;
+import dev.leasehold.docs.MarkdownDocs;
+import dev.leasehold.docs.MarkdownDocs.Block;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leasehold.lease.LeaseWatchdog;
 import dev.leasehold.redis.RedisLeaseConfig;
 import dev.leasehold.redis.RedisLeases;
-import dev.leasehold.testing.MarkdownDocs;
+import dev.leasehold.docs.MarkdownDocs;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

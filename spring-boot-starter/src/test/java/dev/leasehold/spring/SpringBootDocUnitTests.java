@@ -1,10 +1,10 @@
 package dev.leasehold.spring;
 
-import static dev.leasehold.testing.MarkdownDocs.normalized;
+import static dev.leasehold.docs.MarkdownDocs.normalized;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.testing.MarkdownDocs;
-import dev.leasehold.testing.MarkdownDocs.Block;
+import dev.leasehold.docs.MarkdownDocs;
+import dev.leasehold.docs.MarkdownDocs.Block;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;

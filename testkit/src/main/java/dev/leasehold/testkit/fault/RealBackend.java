@@ -125,7 +125,7 @@ public final class RealBackend implements AutoCloseable {
         // Evidence, not an assumption about this thread's speed: whatever the server did in this
         // step happened between the frozen instant and now, and an expiry it set in an earlier step
         // may be as late as that step ran. On a loaded machine the window widens: the checks stay
-        // sound and explore both answers where an expiry falls inside it.
+        // sound and judge both ways an instant that falls inside it.
         lateness = Math.max(lateness, clock.liveNanos() - clock.trueNanos());
         return SLACK_NANOS + lateness;
       }

@@ -58,12 +58,15 @@ public final class LeaseWorld implements AutoCloseable {
   private StepEvent event;
   /** The adapter's own outcome (or IllegalArgumentException) of the last call, for the watchdog and LeaseRunner. */
   Object lastCall;
+  /** The twin's slack (ns), measured once per call and per check: see {@link #measureSlack}. */
+  private long stepSlack;
   final Supervision supervision;
   final ServerFaults faults = new ServerFaults(this);
 
   LeaseWorld(WorldConfig config, long seed) {
     this.config = config;
     this.backend = config.backend().get();
+    this.stepSlack = backend.slackNanos();
     this.clock = backend.clock();
     this.gateway = new FaultyGateway(backend.gateway());
     this.handles = new AdapterHandles(backend);
@@ -73,7 +76,7 @@ public final class LeaseWorld implements AutoCloseable {
           sleeps.add(new LeaseModel.Sleep(d.toNanos(), clock.trueNanos()));
         });
     this.model = new LeaseModel(config.drift().toNanos(), config.fenceMode(), CONTENTION, config.exact(),
-        backend::slackNanos);
+        () -> stepSlack);
     this.oracle = new Oracle(config, backend, clock, handles, attempts.owners());
     this.recorder = new TraceRecorder(gateway, attempts, handles,
         clock instanceof RealClock real ? real::liveNanos : clock::trueNanos);
@@ -235,7 +238,16 @@ public final class LeaseWorld implements AutoCloseable {
 
   /** The twin takes the step too, on the branch of its choices that gives the adapter's outcome. */
   private void follow(Function<LeaseModel, Outcome> step, Outcome actual) {
+    measureSlack();
     model = oracle.follow(model, step, actual);
+  }
+
+  /**
+   * The twin's slack for what follows, measured once (each branch the oracle explores must see the
+   * same): the backend's slack, which on a real server grows with how late steps ran.
+   */
+  private void measureSlack() {
+    stepSlack = backend.slackNanos();
   }
 
   void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
@@ -263,6 +275,7 @@ public final class LeaseWorld implements AutoCloseable {
     supervision.rethrow();
     StepEvent e = event == null ? StepEvent.none("none", null) : event;
     Snapshot after = snapshot();
+    measureSlack();
     recorder.record(after);
     inFlight.rethrow();
     oracle.check(e, after, store, model);

@@ -59,7 +59,14 @@ final class Supervision implements AutoCloseable {
   String watch(int hid, long ttlMs) {
     watched = hid;
     lossReported = false;
-    watchdog.watch(new Mirrored(hid), Duration.ofMillis(ttlMs), this::lost);
+    try {
+      watchdog.watch(new Mirrored(hid), Duration.ofMillis(ttlMs), this::lost);
+    } catch (IllegalArgumentException e) {
+      // A TTL the handle's renew would refuse (not above the drift budget): refused before any
+      // renewal, and nothing is watched.
+      watched = -1;
+      return "refused";
+    }
     checkPlan();
     return "watching";
   }

@@ -1,4 +1,4 @@
-package dev.leasehold.testing;
+package dev.leasehold.docs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
