@@ -64,9 +64,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
 
   @Override
   public AcquireOutcome tryAcquire(LeaseRequest request) {
-    if (request == null) {
-      throw new IllegalArgumentException("request must not be null");
-    }
+    Arguments.notNull("request", request);
     long ttlMs = config.ttlMillis("leaseTtl", request.leaseTtl());
     LeaseKeys keys = keysOf(request.purpose(), request.resourceDigest());
     long waitNanos = request.waitTimeout().toNanos();
@@ -240,9 +238,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
 
   @Override
   public InspectOutcome inspect(LeaseInspection inspection) {
-    if (inspection == null) {
-      throw new IllegalArgumentException("inspection must not be null");
-    }
+    Arguments.notNull("inspection", inspection);
     LeaseKeys keys = keysOf(inspection.purpose(), inspection.resourceDigest());
     GatewayReply.Inspect reply;
     try {
