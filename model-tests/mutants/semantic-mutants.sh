@@ -5,7 +5,7 @@
 # PIT mutates bytecode only; the lease logic that runs on the server is in
 # impl/src/main/resources/dev/leasehold/redis/*.lua, which the simulated Redis of the property
 # suite runs through LuaJ. PIT's operators are small (a negated condition, a removed call); the
-# Java mutants here are the realistic bugs issue 13 names (a budget measured from the reply, a
+# Java mutants here are realistic bugs of the client (a budget measured from the reply, a
 # renew that revives a LOST handle, ...). This script applies one edit at a time to a copy of the source tree,
 # runs SimulatedLeasePropertiesUnitTests, ReplayChainUnitTests and ConcurrentChainsUnitTests
 # there, and records killed (a test failed) or survived (all passed). The working tree is never
@@ -145,7 +145,7 @@ mutant inspect-pttl-plus-one inspect.lua \
   "return {1, mine, redis.call('PTTL', KEYS[1]) + 1," \
   "inspect reports 1 ms more than the server's PTTL"
 
-# The Java client: the realistic bugs issue 13 names, which the fast property suite must kill.
+# The Java client: realistic bugs, which the fast property suite must kill.
 H=impl/src/main/java/dev/leasehold/redis/RedisLeaseHandle.java
 mutant java-budget-from-reply "$H" \
   "          case APPLIED -> renewed(flight, start, wallStart, ttlMs);" \
@@ -171,6 +171,40 @@ mutant java-withlease-completed-after-loss impl/src/main/java/dev/leasehold/leas
   "    if (atEnd != LeaseState.ACTIVE) {" \
   "    if (false) {" \
   "withLease returns Completed after a loss the watchdog had not seen yet"
+
+# The watchdog's loss reports, what withLease leaves on the server, a lasting refusal, and
+# lettuce's error mapping (which the chains reach through the fault gateway).
+mutant java-watchdog-silent-on-indeterminate impl/src/main/java/dev/leasehold/lease/LeaseWatch.java \
+  '        report(now == LeaseState.ACTIVE ? LeaseState.UNKNOWN : now, "renewal unanswered: " + i.reason());' \
+  '        schedule(RenewCadence.retry(ttl, handle.remainingValidity(), null));' \
+  "the watchdog keeps renewing after its renew went unanswered instead of reporting the loss"
+
+mutant java-withlease-replay-hides-indeterminate impl/src/main/java/dev/leasehold/lease/LeaseRunner.java \
+  "      if (!(replay instanceof AcquireOutcome.Unavailable || replay instanceof AcquireOutcome.Overloaded)) {" \
+  "      if (true) {" \
+  "withLease returns the replay's Unavailable after an Indeterminate try that may hold the lease"
+
+mutant java-withlease-drops-replayed-lease impl/src/main/java/dev/leasehold/lease/LeaseRunner.java \
+  "      return r.handle().state() == LeaseState.ACTIVE ? r.handle() : null;" \
+  "      return null;" \
+  "withLease neither uses nor releases the lease its replay found held"
+
+mutant java-release-refusal-indeterminate "$H" \
+  "      case NOT_SENT, REFUSED -> new ReleaseOutcome.Unavailable(e.getMessage());" \
+  "      case NOT_SENT -> new ReleaseOutcome.Unavailable(e.getMessage());
+      case REFUSED -> settle(LeaseState.UNKNOWN, new ReleaseOutcome.Indeterminate(e.getMessage()));" \
+  "a release the server refused (NOPERM, READONLY) is reported Indeterminate and leaves the handle UNKNOWN"
+
+F=impl/src/main/java/dev/leasehold/redis/LettuceFailures.java
+mutant java-timeout-taken-for-not-sent "$F" \
+  '      return new GatewayException(Failure.AMBIGUOUS, "no reply in time: " + message, e);' \
+  '      return new GatewayException(Failure.NOT_SENT, "no reply in time: " + message, e);' \
+  "a command timeout is taken for a command never sent"
+
+mutant java-connection-closed-taken-for-not-sent "$F" \
+  '      List.of("Currently not connected. Commands are rejected.", "Connection is closed");' \
+  '      List.of("Currently not connected. Commands are rejected.", "Connection is closed", "Connection closed");' \
+  "lettuce's 'Connection closed' (commands already written when the connection dropped) is taken for 'not sent'"
 
 # ---------------------------------------------------------------------------------------------
 

@@ -13,8 +13,10 @@ public sealed interface LeaseResult<T> {
   record Completed<T>(T value, ReleaseOutcome release) implements LeaseResult<T> {}
 
   /**
-   * The lease was not acquired, so the work did not run. {@code outcome} is the last try's; after
-   * an {@code Indeterminate} one the lease may be held by this attempt until its TTL runs out.
+   * The lease was not acquired, so the work did not run. {@code outcome} is the last try's, except
+   * that a replay refused before it ran ({@code Unavailable}, {@code Overloaded}) after an
+   * {@code Indeterminate} try leaves it {@code Indeterminate}. After an {@code Indeterminate} outcome
+   * the lease may be held by this attempt until its TTL runs out.
    */
   record NotAcquired<T>(AcquireOutcome outcome) implements LeaseResult<T> {}
 

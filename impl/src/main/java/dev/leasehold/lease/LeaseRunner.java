@@ -58,9 +58,14 @@ public final class LeaseRunner {
     AcquireOutcome outcome = port.tryAcquire(request);
     if (outcome instanceof AcquireOutcome.Indeterminate && !Thread.currentThread().isInterrupted()) {
       // The last try may have granted the lease: one replay of the same attempt tells, so the lease
-      // is either used and released or not ours, and never left held until its TTL.
-      outcome = port.tryAcquire(new LeaseRequest(request.purpose(), request.resourceDigest(), Duration.ZERO,
-          request.leaseTtl(), request.attempt()));
+      // is used and released, or not ours, rather than left held until its TTL.
+      AcquireOutcome replay = port.tryAcquire(new LeaseRequest(request.purpose(), request.resourceDigest(),
+          Duration.ZERO, request.leaseTtl(), request.attempt()));
+      // A replay refused before it ran tells nothing: the lease may still be held until its TTL,
+      // which only Indeterminate says.
+      if (!(replay instanceof AcquireOutcome.Unavailable || replay instanceof AcquireOutcome.Overloaded)) {
+        outcome = replay;
+      }
     }
     LeaseHandle handle = handleOf(outcome);
     if (handle == null) {

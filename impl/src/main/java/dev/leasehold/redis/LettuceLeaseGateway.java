@@ -66,6 +66,19 @@ public final class LettuceLeaseGateway implements LeaseGateway {
   }
 
   /**
+   * The {@link GatewayException} this gateway throws for an exception lettuce raised: only what
+   * proves the command did not run is not {@link GatewayException.Failure#AMBIGUOUS}. Public so that
+   * a gateway of your own over lettuce, and a test that injects lettuce's own exceptions, sort them
+   * as this gateway does. For lettuce's interrupted-command exception it sets the calling thread's
+   * interrupt flag: the wait for the reply was interrupted.
+   *
+   * @throws IllegalArgumentException if {@code lettuceException} is null
+   */
+  public static GatewayException failureOf(Throwable lettuceException) {
+    return LettuceFailures.classify(Arguments.notNull("lettuceException", lettuceException));
+  }
+
+  /**
    * The client options this gateway needs: auto-reconnect with commands rejected while
    * disconnected, a bounded queue, a fixed command timeout and no maintenance-event relaxed
    * timeout (it would stretch a lease budget by seconds).

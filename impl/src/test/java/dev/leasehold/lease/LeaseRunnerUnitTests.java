@@ -3,11 +3,13 @@ package dev.leasehold.lease;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leasehold.redis.GatewayException;
 import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.RedisLeaseAdapter;
 import dev.leasehold.testing.FakeRedis;
@@ -17,6 +19,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** {@link LeaseRunner#withLease} on the in-memory gateway with the real clock. */
 @SuppressWarnings("unchecked") // assertInstanceOf on the generic LeaseResult records
@@ -164,5 +168,21 @@ class LeaseRunnerUnitTests {
     assertInstanceOf(LeaseResult.Completed.class, result);
     assertEquals(2, redis.calls("acquire"));
     assertNull(redis.value(keys));
+  }
+
+  /** Each failure that proves the replay did not run: the first try's lease may still be held, which only Indeterminate says. */
+  @ParameterizedTest
+  @EnumSource(value = GatewayException.Failure.class, names = {"NOT_SENT", "REFUSED", "OVERLOADED"})
+  void indeterminateAcquire_whoseReplayDidNotRun_staysIndeterminate(GatewayException.Failure failure) {
+    LeaseRequest request = new LeaseRequest(PURPOSE, DIGEST, Duration.ZERO, TTL, adapter.newAttempt("op"));
+    redis.loseNextReply("acquire", true);
+    redis.failNext("acquire", failure);
+    LeaseResult<String> result = runner(false).withLease(request, ctx -> {
+      throw new AssertionError("must not run");
+    });
+    LeaseResult.NotAcquired<String> not = assertInstanceOf(LeaseResult.NotAcquired.class, result);
+    assertInstanceOf(AcquireOutcome.Indeterminate.class, not.outcome(), "the replay's outcome must not hide the held lease");
+    assertEquals(2, redis.calls("acquire"));
+    assertNotNull(redis.value(keys), "the lease the first try got is still held until its TTL");
   }
 }

@@ -17,6 +17,12 @@ public enum Fault {
   /** Spec Refuse: the server refuses it before running (BUSY, OOM, LOADING): OVERLOADED, nothing delegated. */
   REFUSE,
   /**
+   * The server refuses it before running, for a lasting reason (NOPERM, READONLY, CLUSTERDOWN):
+   * REFUSED, nothing delegated. Like a call never sent, the spec has it as a stutter whose outcome
+   * is {@code Unavailable}.
+   */
+  REFUSE_LASTING,
+  /**
    * A slow call: the server applies the command, then time passes before the reply arrives (the
    * spec's Apply, Tick, Deliver). Armed with the time it takes ({@link Armed#nanos()}).
    */
@@ -25,7 +31,7 @@ public enum Fault {
   /** One fault armed for the next call: the fault and, for {@link #SLOW_REPLY}, how long the reply takes. */
   public record Armed(Fault fault, long nanos) {}
 
-  /** The model action that arms this fault: loseReply, refuseBeforeSend, timeout, refuse, slowReply. */
+  /** The model action that arms this fault: loseReply, refuseBeforeSend, timeout, refuse, refuseLasting, slowReply. */
   public String action() {
     String[] words = name().toLowerCase(java.util.Locale.ROOT).split("_");
     StringBuilder b = new StringBuilder(words[0]);

@@ -1,7 +1,6 @@
 package dev.leasehold.testkit.fault;
 
 import dev.leasehold.redis.FenceMode;
-import dev.leasehold.redis.GatewayException.Failure;
 import dev.leasehold.redis.GatewayException;
 import dev.leasehold.redis.GatewayReply;
 import dev.leasehold.redis.LeaseGateway;
@@ -11,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -19,7 +19,9 @@ import java.util.function.Supplier;
 /**
  * Wraps the simulated or the lettuce gateway and injects the faults armed with {@link #arm}: each
  * armed fault hits the next call, in order. A delayed request is kept and runs on the delegate when
- * {@link #applyLate} is called, after the client already got AMBIGUOUS: a late application.
+ * {@link #applyLate} is called, after the client already got AMBIGUOUS: a late application. A call
+ * that fails throws what the lettuce gateway throws for one of lettuce's exceptions of that fault
+ * ({@link LettuceFaults}).
  *
  * <p>This class is threadsafe.
  */
@@ -39,6 +41,8 @@ public final class FaultyGateway implements LeaseGateway {
   private final Deque<Fault.Armed> armed = new ArrayDeque<>();
   private final List<Delayed> delayed = new ArrayList<>();
   private final List<Call> calls = new ArrayList<>();
+  /** How many failures were thrown: which of lettuce's shapes of its fault the next one takes. */
+  private final AtomicLong shapes = new AtomicLong();
   private volatile Consumer<String> inFlight = kind -> { };
   private volatile LongConsumer passTime = nanos -> {
     throw new IllegalStateException("a slow reply needs the chain's clock: call passTimeWith first");
@@ -128,7 +132,6 @@ public final class FaultyGateway implements LeaseGateway {
     Fault fault = armedFault == null ? null : armedFault.fault();
     Runnable observe = mutating ? () -> inFlight.accept(kind) : () -> { };
     Interleaving.point(kind + ":server");
-    RuntimeException failure;
     if (fault == null) {
       T reply = send.get();
       observe.run();
@@ -142,28 +145,23 @@ public final class FaultyGateway implements LeaseGateway {
         passTime.accept(armedFault.nanos());
         Interleaving.point(kind + ":reply");
         return slow;
-      case REFUSE_BEFORE_SEND:
-        observe.run();
-        failure = new GatewayException(Failure.NOT_SENT, "injected: not connected, command rejected");
-        break;
-      case REFUSE:
-        observe.run();
-        failure = new GatewayException(Failure.OVERLOADED, "injected: BUSY Redis is busy running a script");
+      case REFUSE_BEFORE_SEND, REFUSE, REFUSE_LASTING:
         break;
       case LOSE_REPLY:
         send.get();
-        observe.run();
-        failure = new GatewayException(Failure.AMBIGUOUS, "injected: reply lost after the server applied it");
         break;
-      default:
+      case TIMEOUT:
         if (mutating) {
           synchronized (this) {
             delayed.add(new Delayed(kind, ownership, ttl, send::get));
           }
         }
-        observe.run();
-        failure = new GatewayException(Failure.AMBIGUOUS, "injected: command timed out, request still in flight");
+        break;
+      default:
+        throw new IllegalStateException("unknown fault " + fault);
     }
+    observe.run();
+    GatewayException failure = LettuceFaults.failure(fault, shapes.getAndIncrement());
     Interleaving.point(kind + ":reply");
     throw failure;
   }

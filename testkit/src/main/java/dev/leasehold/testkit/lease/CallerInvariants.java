@@ -6,7 +6,7 @@ import dev.leasehold.lease.LeaseState;
 /**
  * Invariants of the library's own callers of the port, outside the spec (which models the port
  * alone): the guarantee a handle states, the watchdog's cadence and its loss reports, and what
- * {@code LeaseRunner.withLease} returns. Checked by {@link Supervision} and {@link LeaseWorld}, as
+ * {@code LeaseRunner.withLease} returns and leaves on the server. Checked by {@link Supervision} and {@link LeaseWorld}, as
  * pure predicates like {@link LeaseInvariants}, whose {@code require} they share.
  *
  * <p>This class is stateless.
@@ -39,6 +39,41 @@ public final class CallerInvariants {
   public static void lossIsReal(LeaseState reported, LeaseState twin) {
     LeaseInvariants.require(reported != LeaseState.ACTIVE && twin != LeaseState.ACTIVE, "LossIsReal",
         () -> "the watchdog reported " + reported + " while the lease is " + twin);
+  }
+
+  /**
+   * LossIsReported (the watchdog), the converse of LossIsReal: after a renewal that found the handle
+   * LOST, or whose renew came back {@code Lost}, {@code Indeterminate} or {@code NotActive} (unless
+   * the handle is RELEASED, which ends quietly), the watchdog has told its listener and stopped. A
+   * watchdog that keeps renewing a lease it can no longer rely on leaves the work running on it.
+   *
+   * @param renewed the simple name of the renew's outcome, or null if the renewal sent none
+   */
+  public static void lossIsReported(String renewed, LeaseState handle, boolean reported, boolean watching) {
+    boolean lost = handle == LeaseState.LOST || handle != LeaseState.RELEASED
+        && ("Lost".equals(renewed) || "Indeterminate".equals(renewed) || "NotActive".equals(renewed));
+    LeaseInvariants.require(!lost || reported && !watching, "LossIsReported", () -> "after the watchdog's renewal"
+        + (renewed == null ? "" : " (" + renewed + ")") + " the handle is " + handle + ", but the watchdog "
+        + (reported ? "still watches it" : "did not report a loss"));
+  }
+
+  /**
+   * NoLeaseLeftBehind (LeaseRunner.withLease): when withLease returns and the attempt still holds
+   * the lease on the server, the result says that it may ({@code mayHold}: the last try was
+   * Indeterminate, the lease came back no longer ACTIVE, or the release may not have deleted it),
+   * and the key lives at most the TTL asked for.
+   *
+   * @param pttlNanos how long the key still lives
+   * @param ttlMs the TTL asked for
+   * @param boundNanos how long the key may live: the TTL, Redis's last millisecond and the readings' slack
+   */
+  public static void noLeaseLeftBehind(String result, boolean mayHold, long pttlNanos, long ttlMs, long boundNanos) {
+    LeaseInvariants.require(mayHold, "NoLeaseLeftBehind", () -> "withLease returned " + result
+        + ", which says nothing is held, but the attempt still holds the lease on the server for "
+        + LeaseInvariants.ms(pttlNanos));
+    LeaseInvariants.require(pttlNanos <= boundNanos, "NoLeaseLeftBehind", () -> "after withLease the attempt's lease"
+        + " lives " + LeaseInvariants.ms(pttlNanos) + " more, beyond the TTL asked for (" + ttlMs + " ms; at most "
+        + LeaseInvariants.ms(boundNanos) + " allowed)");
   }
 
   /**

@@ -33,7 +33,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
    */
   public static final List<Integer> SPEC_OWNERS = List.of(0, 0, 1, 2, 1);
   /** Actions added after the seed defects were measured (see model-tests' SeedDefectsUnitTests). */
-  public static final List<String> LATER_ACTIONS = List.of("slowReply", "watch", "withLease");
+  public static final List<String> LATER_ACTIONS = List.of("slowReply", "watch", "withLease", "refuseLasting");
   /** The concurrent steps ({@link ConcurrentStep}); off unless a config includes them. */
   public static final List<String> CONCURRENT = List.of("renewBesideReplay", "releaseBesideReplay");
 

@@ -4,6 +4,7 @@ import dev.leasehold.lease.AcquireOutcome;
 import dev.leasehold.lease.DistributedLeasePort;
 import dev.leasehold.lease.InspectOutcome;
 import dev.leasehold.lease.LeaseAttempt;
+import dev.leasehold.lease.LeaseContext;
 import dev.leasehold.lease.LeaseGuarantee;
 import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseInspection;
@@ -27,8 +28,10 @@ import java.util.OptionalLong;
  * they make goes through the world like the chain's own ({@link Mirrored}, {@link MirroredPort}):
  * the twin follows it and the invariants are checked after it. On top, the watchdog must always
  * plan its next renewal before the watched lease runs out ({@code RenewsBeforeExpiry}), report
- * only a real loss ({@code LossIsReal}), and {@code withLease} may return {@code Completed} only
- * if the lease was still ACTIVE when the work ended ({@code WorkResultAgreement}).
+ * only a real loss ({@code LossIsReal}) and every loss it met ({@code LossIsReported}), and
+ * {@code withLease} may return {@code Completed} only if the lease was still ACTIVE when the work
+ * ended ({@code WorkResultAgreement}), and may leave the lease held on the server only if its result
+ * says so, and never for longer than the TTL asked for ({@code NoLeaseLeftBehind}).
  *
  * <p>This class is not threadsafe; one chain runs on one thread. One registration is live at a time.
  */
@@ -40,6 +43,12 @@ final class Supervision implements AutoCloseable {
   /** The handle the live registration renews; -1 for none. */
   private int watched = -1;
   private boolean lossReported;
+  /** The outcome of the watchdog's renew in the renewal that ran last; null if it sent none. */
+  private RenewOutcome lastRenew;
+  /** The context of the work withLease runs, whose cancellation is the watchdog's loss report there; null outside. */
+  private LeaseContext work;
+  /** Whether the loss reported to {@link #work} was judged (LossIsReal) already. */
+  private boolean workLossJudged;
   /** A violation found inside a call of the watchdog or LeaseRunner, for the step's own check. */
   private PropertyViolation deferred;
 
@@ -88,7 +97,12 @@ final class Supervision implements AutoCloseable {
         left -= toDue;
         continue;
       }
+      boolean live = watching();
+      lastRenew = null;
       scheduler.runNext();
+      if (live) {
+        checkLossReported();
+      }
       checkPlan();
     }
     world.advance(left);
@@ -104,17 +118,84 @@ final class Supervision implements AutoCloseable {
         Duration.ofMillis(ttlMs), world.attempts.get(attempt));
     lossReported = false;
     LeaseState[] atEnd = new LeaseState[1];
-    LeaseResult<String> result = runner.withLease(request, context -> {
-      watched = ((Mirrored) context.handle()).hid;
-      checkPlan();
-      passTime(workNanos);
-      world.pause(pauseNanos);
-      atEnd[0] = world.model.state(watched);
-      return "done";
-    });
+    boolean[] cancelled = new boolean[1];
+    LeaseResult<String> result;
+    try {
+      result = runner.withLease(request, context -> {
+        work = context;
+        workLossJudged = false;
+        watched = ((Mirrored) context.handle()).hid;
+        checkPlan();
+        passTime(workNanos);
+        world.pause(pauseNanos);
+        atEnd[0] = world.model.state(watched);
+        cancelled[0] = context.isCancelled();
+        return "done";
+      });
+    } finally {
+      work = null;
+    }
     String name = result.getClass().getSimpleName();
-    guard(() -> CallerInvariants.workResultAgreement(name, atEnd[0], lossReported));
+    guard(() -> CallerInvariants.workResultAgreement(name, atEnd[0], cancelled[0]));
+    Snapshot after = world.snapshot();
+    if (after.holder() == attempt) {
+      long pttl = after.expiryHi() - after.trueNow();
+      // Redis keeps a key through the last millisecond of its TTL (gone once its ms clock is past it).
+      guard(() -> CallerInvariants.noLeaseLeftBehind(describe(result), saysItMayHold(result), pttl, ttlMs,
+          Duration.ofMillis(ttlMs + 1).toNanos() + after.slack()));
+    }
     return name;
+  }
+
+  /**
+   * Whether {@code result} tells its caller that the attempt may still hold the lease: the last
+   * try was Indeterminate, the lease it got was no longer ACTIVE, or the release after the work
+   * may not have deleted it.
+   */
+  private static boolean saysItMayHold(LeaseResult<?> result) {
+    if (result instanceof LeaseResult.NotAcquired<?> n) {
+      return n.outcome() instanceof AcquireOutcome.Indeterminate
+          || n.outcome() instanceof AcquireOutcome.ReplayedSameOperation r && r.handle().state() != LeaseState.ACTIVE;
+    }
+    ReleaseOutcome release = releaseOf(result);
+    return release instanceof ReleaseOutcome.Indeterminate || release instanceof ReleaseOutcome.Unavailable
+        || release instanceof ReleaseOutcome.Overloaded
+        || release instanceof ReleaseOutcome.NotActive n && n.state() != LeaseState.RELEASED;
+  }
+
+  private static ReleaseOutcome releaseOf(LeaseResult<?> result) {
+    if (result instanceof LeaseResult.Completed<?> c) {
+      return c.release();
+    }
+    if (result instanceof LeaseResult.LeaseLostDuringWork<?> l) {
+      return l.release();
+    }
+    return ((LeaseResult.Failed<?>) result).release();
+  }
+
+  private static String describe(LeaseResult<?> result) {
+    String name = result.getClass().getSimpleName();
+    if (result instanceof LeaseResult.NotAcquired<?> n) {
+      return name + "(" + n.outcome().getClass().getSimpleName() + ")";
+    }
+    return name + " with release " + releaseOf(result).getClass().getSimpleName();
+  }
+
+  /**
+   * After each renewal the watchdog ran for a live registration: LossIsReported, and inside
+   * withLease, where the watchdog tells the work's context rather than {@link #lost}, LossIsReal
+   * of the loss it reported there.
+   */
+  private void checkLossReported() {
+    LeaseState now = world.handles.get(watched).state();
+    String outcome = lastRenew == null ? null : lastRenew.getClass().getSimpleName();
+    boolean toldWork = work != null && work.isCancelled();
+    if (toldWork && !workLossJudged) {
+      workLossJudged = true;
+      LeaseState twin = world.model.state(watched);
+      guard(() -> CallerInvariants.lossIsReal(work.cancellation().orElseThrow().state(), twin));
+    }
+    guard(() -> CallerInvariants.lossIsReported(outcome, now, lossReported || toldWork, watching()));
   }
 
   /** RenewsBeforeExpiry, whenever the watchdog has just (re)planned a renewal of an ACTIVE lease. */
@@ -188,7 +269,8 @@ final class Supervision implements AutoCloseable {
     @Override
     public RenewOutcome renew(Duration ttl) {
       world.renew(hid, ttl.toMillis());
-      return checked(RenewOutcome.class);
+      lastRenew = checked(RenewOutcome.class);
+      return lastRenew;
     }
 
     @Override

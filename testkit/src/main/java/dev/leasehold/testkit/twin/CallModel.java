@@ -74,7 +74,7 @@ final class CallModel {
 
   /** The outcome of a call that the next fault kept from running: refused, or never sent; null if it may run. */
   private Outcome refused(Fault f) {
-    if (f == Fault.REFUSE_BEFORE_SEND) {
+    if (f == Fault.REFUSE_BEFORE_SEND || f == Fault.REFUSE_LASTING) {
       return Outcome.of("Unavailable");
     }
     if (f == Fault.REFUSE) {
@@ -193,7 +193,7 @@ final class CallModel {
       replyTakes();
       return reply;
     }
-    if (f == Fault.REFUSE_BEFORE_SEND || f == Fault.REFUSE) {
+    if (f == Fault.REFUSE_BEFORE_SEND || f == Fault.REFUSE || f == Fault.REFUSE_LASTING) {
       return Outcome.of("Unavailable");
     }
     return Outcome.of("Indeterminate");
