@@ -18,8 +18,8 @@ public enum Fault {
   REFUSE,
   /**
    * The server refuses it before running, for a lasting reason (NOPERM, READONLY, CLUSTERDOWN):
-   * REFUSED, nothing delegated. Like a call never sent, the spec has it as a stutter whose outcome
-   * is {@code Unavailable}.
+   * REFUSED, nothing delegated, and the outcome is {@code Unavailable}. The spec's Refuse answers
+   * only {@code Overloaded}, so trace validation leaves this fault out ({@code LeaseMachine.LATER_ACTIONS}).
    */
   REFUSE_LASTING,
   /**

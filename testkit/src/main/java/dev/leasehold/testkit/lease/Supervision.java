@@ -42,13 +42,12 @@ final class Supervision implements AutoCloseable {
   private final LeaseRunner runner;
   /** The handle the live registration renews; -1 for none. */
   private int watched = -1;
-  private boolean lossReported;
+  /** The loss the watchdog reported to {@link #lost} for the live registration; null for none. */
+  private LeaseWatchdog.LeaseLoss reported;
   /** The outcome of the watchdog's renew in the renewal that ran last; null if it sent none. */
   private RenewOutcome lastRenew;
   /** The context of the work withLease runs, whose cancellation is the watchdog's loss report there; null outside. */
   private LeaseContext work;
-  /** Whether the loss reported to {@link #work} was judged (LossIsReal) already. */
-  private boolean workLossJudged;
   /** A violation found inside a call of the watchdog or LeaseRunner, for the step's own check. */
   private PropertyViolation deferred;
 
@@ -67,7 +66,7 @@ final class Supervision implements AutoCloseable {
   /** watch(h, ttl): from now on the watchdog renews handle {@code hid} with {@code ttlMs}. */
   String watch(int hid, long ttlMs) {
     watched = hid;
-    lossReported = false;
+    reported = null;
     try {
       watchdog.watch(new Mirrored(hid), Duration.ofMillis(ttlMs), this::lost);
     } catch (IllegalArgumentException e) {
@@ -116,14 +115,13 @@ final class Supervision implements AutoCloseable {
   String withLease(int attempt, long ttlMs, long workNanos, long pauseNanos) {
     LeaseRequest request = new LeaseRequest(LeaseWorld.PURPOSE, LeaseWorld.DIGEST, Duration.ZERO,
         Duration.ofMillis(ttlMs), world.attempts.get(attempt));
-    lossReported = false;
+    reported = null;
     LeaseState[] atEnd = new LeaseState[1];
     boolean[] cancelled = new boolean[1];
     LeaseResult<String> result;
     try {
       result = runner.withLease(request, context -> {
         work = context;
-        workLossJudged = false;
         watched = ((Mirrored) context.handle()).hid;
         checkPlan();
         passTime(workNanos);
@@ -182,20 +180,19 @@ final class Supervision implements AutoCloseable {
   }
 
   /**
-   * After each renewal the watchdog ran for a live registration: LossIsReported, and inside
-   * withLease, where the watchdog tells the work's context rather than {@link #lost}, LossIsReal
-   * of the loss it reported there.
+   * After each renewal the watchdog ran for a live registration: LossIsReal of a loss it reported
+   * (to {@link #lost}, or inside withLease to the work's context), and LossIsReported. A report
+   * ends the registration, so each loss is judged once.
    */
   private void checkLossReported() {
+    LeaseWatchdog.LeaseLoss loss = reported != null ? reported : work == null ? null : work.cancellation().orElse(null);
+    if (loss != null) {
+      LeaseState twin = world.model.state(watched);
+      guard(() -> CallerInvariants.lossIsReal(loss.state(), twin));
+    }
     LeaseState now = world.handles.get(watched).state();
     String outcome = lastRenew == null ? null : lastRenew.getClass().getSimpleName();
-    boolean toldWork = work != null && work.isCancelled();
-    if (toldWork && !workLossJudged) {
-      workLossJudged = true;
-      LeaseState twin = world.model.state(watched);
-      guard(() -> CallerInvariants.lossIsReal(work.cancellation().orElseThrow().state(), twin));
-    }
-    guard(() -> CallerInvariants.lossIsReported(outcome, now, lossReported || toldWork, watching()));
+    guard(() -> CallerInvariants.lossIsReported(outcome, now, loss != null, watching()));
   }
 
   /** RenewsBeforeExpiry, whenever the watchdog has just (re)planned a renewal of an ACTIVE lease. */
@@ -208,10 +205,9 @@ final class Supervision implements AutoCloseable {
     guard(() -> CallerInvariants.renewsBeforeExpiry(due, remaining, LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos()));
   }
 
+  /** The listener of {@link #watch}; the loss is judged after the renewal that reported it ({@link #checkLossReported}). */
   private void lost(LeaseWatchdog.LeaseLoss loss) {
-    lossReported = true;
-    LeaseState twin = world.model.state(watched);
-    guard(() -> CallerInvariants.lossIsReal(loss.state(), twin));
+    reported = loss;
   }
 
   /**

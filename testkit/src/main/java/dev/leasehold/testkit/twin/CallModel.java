@@ -193,7 +193,8 @@ final class CallModel {
       replyTakes();
       return reply;
     }
-    if (f == Fault.REFUSE_BEFORE_SEND || f == Fault.REFUSE || f == Fault.REFUSE_LASTING) {
+    // Kept from running by any refusal, a read answers Unavailable (the adapter does not tell them apart).
+    if (refused(f) != null) {
       return Outcome.of("Unavailable");
     }
     return Outcome.of("Indeterminate");
