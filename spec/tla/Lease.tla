@@ -120,6 +120,12 @@ SetMin(S) == IF S = {} THEN NoPending ELSE CHOOSE x \in S : \A y \in S : x <= y
 TrackTokens == "Pause" \in Faults \/ Durability = "ReplicaAck"   \* Whether tokens are tracked.
 Tracked(x) == IF TrackTokens THEN x ELSE 0                       \* Token or grant id x, if tracked.
 
+(* The ghost acquireUnsure matters only to NoLeaseLeftBehind, which a      *)
+(* failover or a restart breaks by nature (an older copy of a key comes    *)
+(* back, or a key is gone): with them it stays FALSE, which keeps the      *)
+(* state space small.                                                      *)
+TrackUnsure == Faults \cap {"Failover", "Restart"} = {}   \* Whether acquireUnsure is tracked.
+
 HandleStates == {"NONE", "ACTIVE", "UNKNOWN", "LOST", "RELEASED"}  \* "NONE": no handle yet
 Live == {"ACTIVE", "UNKNOWN"}                                        \* states that may still send
 Terminal == {"LOST", "RELEASED"}                                     \* states that never change again
@@ -149,6 +155,7 @@ VARIABLES
     ambiguousRenewCap, \* The smallest TTL of a's ambiguous renews (AttemptLedger.ambiguousRenewCapMs; NoPending = none).
     ambiguousRelease,  \* An ambiguous release of a may still delete its lease (AttemptLedger.ambiguousRelease).
     seen,              \* Ghost: seen[a] is the terminal state that was last reported to the caller of a's handle, or "NONE".
+    acquireUnsure,     \* Ghost: an acquire of a ended Indeterminate, so a's caller was told a's key may exist with no handle.
     delayed,           \* The requests whose client gave up but that may still reach the server.
     storeHigh,         \* The fenced effect store: the highest token it accepted (0 at first).
     storeLast,         \* Ghost: the grant id behind the last write the store accepted.
@@ -158,8 +165,9 @@ VARIABLES
 
 (* Tuples of variables, for UNCHANGED and for the step formulas.           *)
 vars == <<now, lag, srv, replica, call, sent, hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease,
-          seen, delayed, storeHigh, storeLast, storeMax, grants, calls>>             \* All variables.
-handleVars == <<hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease, seen>>   \* The handle and its ledger.
+          seen, acquireUnsure, delayed, storeHigh, storeLast, storeMax, grants, calls>>   \* All variables.
+handleVars == <<hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease, seen, acquireUnsure>>
+                       \* The handle, its ledger, and what the attempt's caller was told.
 storeVars == <<storeHigh, storeLast, storeMax>>                                        \* The fenced effect store.
 
 cnow == now - lag      \* The client's monotonic clock (System.nanoTime in Java).
@@ -276,6 +284,7 @@ TypeOK ==
     /\ ambiguousRenewCap \in [Attempt -> 1..NoPending]
     /\ ambiguousRelease \in [Attempt -> BOOLEAN]
     /\ seen \in [Attempt -> {"NONE"} \cup Terminal]
+    /\ acquireUnsure \in [Attempt -> BOOLEAN]
     /\ delayed \subseteq Request
     /\ storeHigh \in Nat /\ storeLast \in Nat /\ storeMax \in Nat
     /\ grants \in Nat /\ calls \in Nat
@@ -293,6 +302,7 @@ Init ==
     /\ ambiguousRenewCap = [a \in Attempt |-> NoPending]
     /\ ambiguousRelease = [a \in Attempt |-> FALSE]
     /\ seen = [a \in Attempt |-> "NONE"]
+    /\ acquireUnsure = [a \in Attempt |-> FALSE]
     /\ delayed = {}
     /\ storeHigh = 0 /\ storeLast = 0 /\ storeMax = 0
     /\ grants = 0 /\ calls = 0
@@ -321,7 +331,8 @@ NextToken(s) == IF Durability = "ClockFloor"
                 THEN Max(s.fence + 1, now * TokensPerTick)
                 ELSE s.fence + 1
 
-(* acquire.lua: absent -> SET value PX ttl and issue a token (status 1);   *)
+(* acquire.lua: absent -> SET value PX ttl and issue a token (status 1,   *)
+(* with no PTTL: the key lives the TTL the request asked for);             *)
 (* same value -> status 2 with the current PTTL and token, no extension;   *)
 (* other value -> status 0 with PTTL and whether the owner token is shared. *)
 AcquireScript(s, a, t) ==
@@ -329,7 +340,7 @@ AcquireScript(s, a, t) ==
     THEN LET tk == Tracked(NextToken(s))
              g == Tracked(grants + 1) IN
          << [holder |-> a, expiry |-> now + t, fence |-> tk, grant |-> g],
-            [status |-> 1, pttl |-> t, token |-> tk, grant |-> g, same |-> TRUE, holder |-> a] >>
+            [status |-> 1, pttl |-> 0, token |-> tk, grant |-> g, same |-> TRUE, holder |-> a] >>
     ELSE IF SameValue(s.holder, a)
     THEN << ReplayedServer(s, t),
             [status |-> 2, pttl |-> s.expiry - now, token |-> s.fence, grant |-> s.grant,
@@ -385,7 +396,7 @@ Handle(a, st, d, tk, g, sn, fr) ==
     /\ tok' = [tok EXCEPT ![a] = tk]
     /\ hgrant' = [hgrant EXCEPT ![a] = g]
     /\ seen' = [seen EXCEPT ![a] = IF st \in Terminal THEN st ELSE sn]
-    /\ UNCHANGED <<ambiguousRenewCap, ambiguousRelease>>
+    /\ UNCHANGED <<ambiguousRenewCap, ambiguousRelease, acquireUnsure>>
 
 SetHandle(a, st, d, tk, g) == Handle(a, st, d, tk, g, seen[a], hfrom[a])   \* the same handle
 NewHandle(a, st, d, tk, g, fr) == Handle(a, st, d, tk, g, "NONE", fr)      \* a handle replacing a's old one
@@ -547,7 +558,7 @@ RenewUnanswered(a, l) ==
     /\ hs' = IF keep THEN hs ELSE [hs EXCEPT ![a] = "UNKNOWN"]
     /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = Deadline(a)]
     /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
-    /\ UNCHANGED <<tok, hgrant, hfrom, ambiguousRelease, seen>>
+    /\ UNCHANGED <<tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
 
 (* The release on a's lane l is left ambiguous (RedisLeaseHandle.release-  *)
 (* Unanswered, AttemptLedger.endRelease with ambiguous = true): a live     *)
@@ -557,11 +568,14 @@ RenewUnanswered(a, l) ==
 ReleaseUnanswered(a, l) ==
     /\ hs' = IF call[a][l].stale \/ hs[a] \in Terminal THEN hs ELSE [hs EXCEPT ![a] = "UNKNOWN"]
     /\ ambiguousRelease' = [ambiguousRelease EXCEPT ![a] = TRUE]
-    /\ UNCHANGED <<dl, tok, hgrant, hfrom, ambiguousRenewCap, seen>>
+    /\ UNCHANGED <<dl, tok, hgrant, hfrom, ambiguousRenewCap, seen, acquireUnsure>>
 
 (* The client gives up on its call (command timeout, connection lost after *)
 (* the write): the outcome is Indeterminate.  If the request had not run   *)
-(* yet, it may still run later (Delay).  An acquire changes no handle.     *)
+(* yet, it may still run later (Delay).  An acquire changes no handle; its *)
+(* caller now knows that the attempt's key may exist with no handle of it  *)
+(* (acquireUnsure, never reset: the request may still run, as the ledger  *)
+(* keeps an ambiguous renew or release).                                   *)
 Timeout(a, l) ==
     LET c == call[a][l] IN
     /\ \/ c.phase = "lost"
@@ -570,7 +584,8 @@ Timeout(a, l) ==
                   THEN delayed \cup {[a |-> a, kind |-> c.kind, ttl |-> c.ttl]}
                   ELSE delayed
     /\ call' = [call EXCEPT ![a][l] = NoCall]
-    /\ CASE c.kind = "acquire" -> UNCHANGED handleVars
+    /\ CASE c.kind = "acquire" -> /\ acquireUnsure' = [acquireUnsure EXCEPT ![a] = TrackUnsure]
+                                  /\ UNCHANGED <<hs, dl, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease, seen>>
          [] c.kind = "renew"   -> RenewUnanswered(a, l)
          [] c.kind = "release" -> ReleaseUnanswered(a, l)
     /\ UNCHANGED <<now, lag, srv, replica, sent, storeVars, grants, calls>>
@@ -592,9 +607,9 @@ Fresh(a, l, d) == IF d <= cnow THEN "LOST"
                   ELSE "ACTIVE"
 
 (* What the server's reply says is left of the lease: a replay (status 2) *)
-(* gets min(request TTL, reply PTTL), a grant or a renew the request TTL   *)
-(* (serverMs in RedisLeaseAdapter.tryAcquire, ttlMs in                     *)
-(* RedisLeaseHandle.renewed).                                              *)
+(* gets min(request TTL, reply PTTL), a grant or a renew the request TTL,  *)
+(* which their replies do not repeat (serverMs and ttlMs in                *)
+(* RedisLeaseAdapter.tryAcquire, ttlMs in RedisLeaseHandle.renewed).       *)
 Granted(a, l) == IF call[a][l].kind = "acquire" /\ call[a][l].reply.status = 2
                  THEN Min(call[a][l].ttl, call[a][l].reply.pttl) ELSE call[a][l].ttl
 
@@ -895,11 +910,38 @@ UnknownGrowsOnlyOnSuccess ==
           hs[a] = "UNKNOWN" /\ hs'[a] \in Live /\ dl'[a] > dl[a]
           => \E l \in Lane : Delivered(a, l) /\ ~call[a][l].stale /\ ResultOf(a, l) \in Successes]_vars
 
+(* How a renew ended, as its caller was told: its outcome if a reply or a  *)
+(* refusal came, Indeterminate if the client gave up (Timeout).            *)
+RenewOutcome(a, l) == IF call[a][l].phase \in {"replied", "refused"} THEN ResultOf(a, l) ELSE "Indeterminate"
+
+(* 13. A renew of the handle that ends Lost or Indeterminate, by its reply *)
+(* or by giving up, leaves state() saying LOST or UNKNOWN, never ACTIVE:   *)
+(* the lease is or may be lost, and whoever renews (the watchdog) and      *)
+(* whoever reads state() learn it at once.  (The watchdog then stops and   *)
+(* tells the work: the property suite's LossIsReported holds it to that.)  *)
+LossIsReported ==
+    [][\A a \in Attempt, l \in Lane :
+          call[a][l].kind = "renew" /\ ~call[a][l].stale /\ call'[a][l] = NoCall
+          /\ RenewOutcome(a, l) \in {"Lost", "Indeterminate"}
+          => Observed(a)' # "ACTIVE"]_vars
+
+(* 14. No key of an attempt is left on the server behind its caller's      *)
+(* back: while the key holds a's value and a has no handle or its handle  *)
+(* says RELEASED, an acquire of a is still awaiting its outcome or one     *)
+(* ended Indeterminate (its caller was told the key may exist).  Such a    *)
+(* key lives at most the TTL its request asked for, from when it ran.  A   *)
+(* LOST handle is left out: local expiry ends it up to Drift ticks and a   *)
+(* request's flight before the server does (ValidityWithinServerLease).   *)
+NoLeaseLeftBehind ==
+    \A a \in Attempt : srv.holder = a /\ hs[a] \in {"NONE", "RELEASED"}
+        => acquireUnsure[a] \/ \E l \in Lane : call[a][l].kind = "acquire"
+
 THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithinServerLease
-                      /\ MutualExclusion /\ TerminalStays /\ FencedEffects)
+                      /\ MutualExclusion /\ TerminalStays /\ FencedEffects /\ NoLeaseLeftBehind)
                 /\ StateOutcomeAgreement /\ ReplayNeverExtends /\ CertaintyIsHonest
-                /\ NoSendAfterEnd /\ BudgetWithinTtl /\ UnknownGrowsOnlyOnSuccess
+                /\ NoSendAfterEnd /\ BudgetWithinTtl /\ UnknownGrowsOnlyOnSuccess /\ LossIsReported
     \* For Faults without Failover/Restart; with them, only FencedEffects (for Durability
     \* "ClockFloor" when every tick has fewer grants than TokensPerTick, and for "ReplicaAck"
-    \* without Restart) and the step properties.
+    \* without Restart) and the step properties.  (A failover that promotes an older copy
+    \* of an attempt's key after its release leaves that key behind by nature.)
 =============================================================================

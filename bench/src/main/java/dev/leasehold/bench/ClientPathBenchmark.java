@@ -52,7 +52,7 @@ public class ClientPathBenchmark {
 
     @Override
     public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-      return new GatewayReply.Granted(tokens.incrementAndGet(), ttlMillis);
+      return new GatewayReply.Granted(tokens.incrementAndGet());
     }
 
     @Override

@@ -40,7 +40,7 @@ final class ScriptCost {
   private static final String TTL_MS = "60000";
   private static final String LEASE_ONLY = "#!lua\nreturn redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3])";
   private static final String EMPTY = "#!lua\nreturn 1";
-  /** ACQUIRE's reply status for a grant: {1, token, ttl}. */
+  /** ACQUIRE's reply status for a grant: {1, token}. */
   private static final Object GRANTED = "granted";
 
   /**

@@ -11,8 +11,11 @@ public final class GatewayReply {
   /** ACQUIRE's reply. */
   public sealed interface Acquire {}
 
-  /** Status 1: the key was absent; it now holds this attempt with {@code pttl} left and a new token. */
-  public record Granted(long fencingToken, long pttl) implements Acquire {}
+  /**
+   * Status 1: the key was absent; it now holds this attempt with a new token, for the TTL the request
+   * asked for (the reply carries no PTTL: it could only echo the request).
+   */
+  public record Granted(long fencingToken) implements Acquire {}
 
   /** Status 2: the key already held this attempt; nothing changed. {@code pttl} may be 0 or -1. */
   public record Replayed(long fencingToken, long pttl) implements Acquire {}

@@ -168,7 +168,7 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     Opening opening = new Opening(attempt, ledger, keys, flight, start, wallStart);
     if (reply instanceof GatewayReply.Granted g) {
       LeaseGuarantee guarantee = durable(keys) ? LeaseGuarantee.FENCED : LeaseGuarantee.EFFICIENCY_ONLY;
-      return new AcquireOutcome.Acquired(open(opening, g.fencingToken(), guarantee, Math.min(ttlMs, g.pttl()), null));
+      return new AcquireOutcome.Acquired(open(opening, g.fencingToken(), guarantee, ttlMs, null));
     }
     if (reply instanceof GatewayReply.Replayed r) {
       // No expiry (-1) means someone PERSISTed our key: the server keeps it at least the request TTL.

@@ -59,11 +59,11 @@ public final class ScriptCalls {
     return new Call(LeaseScript.INSPECT, List.of(keys.lease(), keys.fence()), List.of(ownership));
   }
 
-  /** ACQUIRE's array reply: {1, token, pttl}, {2, token, pttl} or {0, 0, pttl, sameOwner}. */
+  /** ACQUIRE's array reply: {1, token}, {2, token, pttl} or {0, 0, pttl, sameOwner}. */
   public static GatewayReply.Acquire acquireReply(List<Object> reply) {
     long status = number(reply, 0);
     if (status == 1) {
-      return new GatewayReply.Granted(number(reply, 1), number(reply, 2));
+      return new GatewayReply.Granted(number(reply, 1));
     }
     if (status == 2) {
       return new GatewayReply.Replayed(number(reply, 1), number(reply, 2));

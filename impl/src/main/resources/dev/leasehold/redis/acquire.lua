@@ -3,7 +3,7 @@
 -- KEYS[1] lease key, KEYS[2] fencing counter (same hash slot).
 -- ARGV[1] ownership "ownerToken:operationId", ARGV[2] "ownerToken:", ARGV[3] ttl ms,
 -- ARGV[4] fence mode: "counter" or "clock".
--- Replies: {1, token, ttl} granted; {2, token, pttl} replay, nothing changed;
+-- Replies: {1, token} granted (the key lives ARGV[3] ms: SET PX just set it); {2, token, pttl} replay, nothing changed;
 -- {0, 0, pttl, sameOwner} held by another value (of any type). Safe to replay: a second run of a
 -- granted request finds its own value and changes nothing.
 -- A grant is GET (counter), TIME (clock mode), SET NX PX and SET (counter): one write fewer
@@ -46,8 +46,8 @@ if raisable and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then
   -- 6.2 grants keys to all commands alike. Not out of memory either: once a script has written,
   -- Redis lets it go on writing.
   redis.call('SET', KEYS[2], string.format('%d', token))
-  -- SET PX just fixed the expiry: what is left is the TTL itself, no PTTL needed.
-  return {1, token, tonumber(ARGV[3])}
+  -- No PTTL: SET PX just set it to the TTL the request asked for, which the client already knows.
+  return {1, token}
 end
 local holder = redis.pcall('GET', KEYS[1])
 if not holder then

@@ -137,16 +137,16 @@ class RedisLeaseAdapterUnitTests {
   }
 
   @Test
-  void grantWithShorterReportedPttl_usesIt() {
+  void grant_budgetIsTheRequestTtl_lessTheDrift() {
     StubGateway g = new StubGateway(redis) {
       @Override
       public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
-        return new GatewayReply.Granted(5, 400);
+        return new GatewayReply.Granted(5);
       }
     };
     LeaseHandle h = assertInstanceOf(AcquireOutcome.Acquired.class,
         builder(g).build().tryAcquire(once(LeaseHandleFixtures.attempt(), 1_000))).handle();
-    assertEquals(Duration.ofMillis(390), h.remainingValidity());
+    assertEquals(Duration.ofMillis(990), h.remainingValidity());
     assertEquals(OptionalLong.of(5), h.fencingToken());
     assertEquals(LeaseGuarantee.FENCED, h.guarantee());
   }
@@ -156,7 +156,7 @@ class RedisLeaseAdapterUnitTests {
     StubGateway g = new StubGateway(redis) {
       @Override
       public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
-        return new GatewayReply.Granted(0, ttl);
+        return new GatewayReply.Granted(0);
       }
     };
     LeaseHandle h = assertInstanceOf(AcquireOutcome.Acquired.class,

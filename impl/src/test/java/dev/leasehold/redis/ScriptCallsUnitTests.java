@@ -27,7 +27,7 @@ class ScriptCallsUnitTests {
 
   @Test
   void repliesDecodeByTheirStatus() {
-    assertEquals(new GatewayReply.Granted(7, 1500), ScriptCalls.acquireReply(List.of(1L, 7L, 1500L)));
+    assertEquals(new GatewayReply.Granted(7), ScriptCalls.acquireReply(List.of(1L, 7L)));
     assertEquals(new GatewayReply.Replayed(7, 0), ScriptCalls.acquireReply(List.of(2L, 7L, 0L)));
     assertEquals(new GatewayReply.HeldByOther(-1, true), ScriptCalls.acquireReply(List.of(0L, 0L, -1L, 1L)));
     assertEquals(new GatewayReply.Vacant(), ScriptCalls.inspectReply(List.of(0L)));
@@ -42,7 +42,7 @@ class ScriptCallsUnitTests {
     assertEquals(GatewayException.Failure.AMBIGUOUS,
         assertThrows(GatewayException.class, () -> ScriptCalls.changeReply(LeaseScript.RELEASE, null)).failure());
     assertEquals(GatewayException.Failure.AMBIGUOUS,
-        assertThrows(GatewayException.class, () -> ScriptCalls.acquireReply(Arrays.asList(1L, null, 5L))).failure());
+        assertThrows(GatewayException.class, () -> ScriptCalls.acquireReply(Arrays.asList(1L, null))).failure());
     assertEquals(GatewayException.Failure.AMBIGUOUS,
         assertThrows(GatewayException.class, () -> ScriptCalls.inspectReply(List.of(1L, 1L))).failure());
   }

@@ -186,7 +186,7 @@ public final class FakeRedis implements LeaseGateway {
       if (e == null) {
         long token = fences.merge(keys.fence(), 1L, Long::sum);
         leases.put(keys.lease(), new Entry(ownership, clock.getAsLong() + ttlMillis * 1_000_000));
-        return new GatewayReply.Granted(token, ttlMillis);
+        return new GatewayReply.Granted(token);
       }
       if (e.value().equals(ownership)) {
         return new GatewayReply.Replayed(fences.getOrDefault(keys.fence(), 0L), pttl(e));

@@ -149,7 +149,7 @@ public final class SeedLeaseAdapter implements DistributedLeasePort {
     }
     if (reply instanceof GatewayReply.Granted g) {
       return new AcquireOutcome.Acquired(open(attempt, ledger, flight, g.fencingToken(), start, wallStart,
-          Math.min(ttlMs, g.pttl()), false));
+          ttlMs, false));
     }
     if (reply instanceof GatewayReply.Replayed r) {
       long serverMs = has(SeedDefect.REPLAY_BUDGET_FROM_FULL_TTL) ? ttlMs : Math.min(ttlMs, r.pttl());

@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * {@link #mutualExclusion(long)}, {@link #noInheritance(int, int)}, {@link #terminalStays},
  * {@link #stateOutcomeAgreement(String, String, LeaseState, LeaseState, boolean)},
  * {@link #replayNeverExtends(boolean, long, long, long, long, long)}, {@link #fencedEffects(long, long)},
- * {@link #certaintyIsHonest(String, boolean)}). Every oracle calls these: the snapshot checks
+ * {@link #certaintyIsHonest(String, boolean)}, {@link #lossIsReported(String, LeaseState)}). Every oracle calls these: the snapshot checks
  * below (the simulated and the real-server properties check the implementation's snapshots and
  * the model's own with them), the Lincheck validation and the chaos checker. Each oracle only
  * reads its own world into those values.
@@ -115,6 +115,15 @@ public final class LeaseInvariants {
     return !claimsNotApplied(outcome) || !serverChanged;
   }
 
+  /**
+   * LossIsReported: a renew that returned {@code Lost} or {@code Indeterminate} leaves its handle
+   * saying LOST or UNKNOWN, never ACTIVE ({@code after}: state() right after it). The watchdog's part
+   * (it then tells the work and stops) is {@link CallerInvariants#lossIsReported}.
+   */
+  public static boolean lossIsReported(String renewOutcome, LeaseState after) {
+    return !(renewOutcome.equals("Lost") || renewOutcome.equals("Indeterminate")) || after != LeaseState.ACTIVE;
+  }
+
   /** Two read windows of one expiry that may be the same instant. */
   private static boolean sameExpiry(long aLo, long aHi, long bLo, long bHi, long slack) {
     return bLo <= aHi + slack && aLo <= bHi + slack;
@@ -126,6 +135,7 @@ public final class LeaseInvariants {
   public static void checkAll(StepEvent event, Snapshot after, Map<Integer, LeaseState> terminalSeen,
       int storeLast, int storeMax, Set<String> waived) {
     holding(after, waived);
+    lossIsReported(event, after);
     stateOutcomeAgreement(event, after, terminalSeen);
     replayNeverExtends(event, after);
     noInheritance(event, after);
@@ -203,6 +213,16 @@ public final class LeaseInvariants {
     require(stateOutcomeAgreement(v, e.outcome().detail(), e.stateBefore(), st, false), "StateOutcomeAgreement",
         () -> e.op() + " returned " + e.outcome() + " but state() is " + st
             + (claimsNotApplied(v) ? " (was " + e.stateBefore() + ": nothing was applied)" : ""));
+  }
+
+  /** LossIsReported on a renew step: checked before StateOutcomeAgreement, which would also reject it. */
+  static void lossIsReported(StepEvent e, Snapshot after) {
+    if (!e.op().equals("renew") || e.handle() < 0 || e.handle() >= after.handles().size()) {
+      return;
+    }
+    LeaseState st = after.handles().get(e.handle()).state();
+    require(lossIsReported(e.outcome().variant(), st), "LossIsReported",
+        () -> "renew returned " + e.outcome() + " but state() still says " + st);
   }
 
   /**

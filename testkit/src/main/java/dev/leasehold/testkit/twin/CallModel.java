@@ -101,9 +101,9 @@ final class CallModel {
       return Outcome.of("Indeterminate");
     }
     replyTakes();
-    // Granted(a, l): a replay gets min(request TTL, reply PTTL); a grant's PTTL is its TTL. A key
-    // without expiry (PTTL -1, an outside PERSIST) outlives any budget: the request TTL.
-    long granted = r.pttl() == -1 ? ttlMs : Math.min(ttlMs, r.pttl());
+    // Granted(a, l): a grant gets the request TTL (its reply has no PTTL), a replay min(request TTL,
+    // reply PTTL). A key without expiry (PTTL -1, an outside PERSIST) outlives any budget: the TTL.
+    long granted = r.status() == 1 || r.pttl() == -1 ? ttlMs : Math.min(ttlMs, r.pttl());
     if (r.status() == 1) {
       int h = client.deliverAcquire(a, r.token(), r.grant(), start, wallStart, granted, -1);
       return new Outcome("Acquired", "", 0, h);

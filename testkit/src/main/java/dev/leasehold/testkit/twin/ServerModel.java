@@ -118,7 +118,7 @@ final class ServerModel {
       expiryMs = time.nowMs() + ttlMs;
       persistent = false;
       holderGrant = ++grants;
-      return new Reply(1, token, ttlMs, holderGrant, true);
+      return new Reply(1, token, 0, holderGrant, true);   // no PTTL: see acquire.lua
     }
     long pttl = pttl();
     if (holder == a) {

@@ -125,4 +125,14 @@ class LeaseInvariantsUnitTests {
     assertTrue(LeaseInvariants.certaintyIsHonest("Unavailable", false));
     assertTrue(LeaseInvariants.certaintyIsHonest("Indeterminate", true), "an ambiguous outcome promises nothing");
   }
+
+  @Test
+  void lossIsReported() {
+    assertFalse(LeaseInvariants.lossIsReported("Indeterminate", ACTIVE), "an unanswered renew left the handle ACTIVE");
+    assertFalse(LeaseInvariants.lossIsReported("Lost", ACTIVE));
+    assertTrue(LeaseInvariants.lossIsReported("Indeterminate", UNKNOWN));
+    assertTrue(LeaseInvariants.lossIsReported("Lost", LOST));
+    assertTrue(LeaseInvariants.lossIsReported("Renewed", ACTIVE));
+    assertTrue(LeaseInvariants.lossIsReported("Overloaded", ACTIVE), "a refusal changed nothing: no loss");
+  }
 }

@@ -305,7 +305,11 @@ final class DifferentialRun {
       field(what + " sameOwner", sl.get(3).equals(rl.get(3)), s, r);
       return;
     }
-    pttl(what + " pttl", sl.get(2), rl.get(2), s, r);
+    // A grant's reply is {1, token}; a replay's {2, token, pttl}.
+    field(what + " length", sl.size() == rl.size(), s, r);
+    if (status == 2) {
+      pttl(what + " pttl", sl.get(2), rl.get(2), s, r);
+    }
     if (status == 2 || !clockMode) {
       token(what + " token", sl.get(1), rl.get(1), s, r);
       return;
