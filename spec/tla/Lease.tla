@@ -41,9 +41,9 @@
 (* The MC*.tla modules model-check it: MCBase.tla bounds the state space,  *)
 (* and each MC<Defect>.tla shows a counterexample by overriding, in its    *)
 (* .cfg, one or two of the operators below that a defective adapter gets   *)
-(* wrong: SameValue, ReplayedServer, TtlOk,                                *)
-(* CanRenew, StoredState, Deadline, RenewUnanswered, BudgetCap,            *)
-(* ReleaseMayDelete, Granted and RenewReply.                               *)
+(* wrong, with a version defined in its module or in Breakers.tla, whose   *)
+(* defects also show that each property of a passing configuration can    *)
+(* fail there.                                                             *)
 (*                                                                         *)
 (* What is omitted: liveness (only safety properties are stated), the      *)
 (* wait loop's sleeping (a retry is just another Replay), the byte format  *)
@@ -180,7 +180,8 @@ cnow == now - lag      \* The client's monotonic clock (System.nanoTime in Java)
 OwnCall(a, l) == call[a][l].kind \in {"renew", "release"} /\ ~call[a][l].stale
                                      \* The call on a's lane l is the handle's own renew or release.
 Locked(a) == \E l \in Lane : OwnCall(a, l)        \* a's handle holds its lock (RedisLeaseHandle.requests).
-OwnLane(a) == CHOOSE l \in Lane : OwnCall(a, l)   \* The lane that holds it; meaningful only when Locked(a).
+OwnInFlight(a, k) == \E l \in Lane : OwnCall(a, l) /\ call[a][l].kind = k
+                                     \* The handle's own request in flight is of kind k.
 
 (***************************************************************************)
 (* The ledger (AttemptLedger) of attempt a: its requests in flight, every  *)
@@ -220,9 +221,13 @@ ReleaseMayDelete(a, l) == call[a][l].releaseSeen \/ ambiguousRelease[a] \/ Relea
 (* handle's renew(ttl) is in flight the deadline is                        *)
 (* min(dl, start + ttl - drift) (RedisLeaseHandle.Belief.validUntil).      *)
 (***************************************************************************)
-Deadline(a) == IF Locked(a) /\ call[a][OwnLane(a)].kind = "renew"
-               THEN Min(dl[a], call[a][OwnLane(a)].start + call[a][OwnLane(a)].ttl - Drift)
-               ELSE dl[a]
+(* (The lock leaves at most one such renew; taking the least of their     *)
+(* ends names no lane, so the definition holds without the lock and       *)
+(* respects the lanes' symmetry.)                                         *)
+OwnRenewEnds(a) == {call[a][l].start + call[a][l].ttl - Drift :
+                       l \in {m \in Lane : OwnCall(a, m) /\ call[a][m].kind = "renew"}}
+Deadline(a) == IF OwnRenewEnds(a) = {} THEN dl[a]
+               ELSE Min(dl[a], CHOOSE x \in OwnRenewEnds(a) : \A y \in OwnRenewEnds(a) : x <= y)
 
 (***************************************************************************)
 (* What RedisLeaseHandle.state() returns now: a stored ACTIVE or UNKNOWN   *)
@@ -230,7 +235,7 @@ Deadline(a) == IF Locked(a) /\ call[a][OwnLane(a)].kind = "renew"
 (* release is in flight reads as UNKNOWN (the key may be gone already).    *)
 (***************************************************************************)
 Observed(a) == IF hs[a] \in Live /\ cnow >= Deadline(a) THEN "LOST"
-               ELSE IF hs[a] = "ACTIVE" /\ Locked(a) /\ call[a][OwnLane(a)].kind = "release" THEN "UNKNOWN"
+               ELSE IF hs[a] = "ACTIVE" /\ OwnInFlight(a, "release") THEN "UNKNOWN"
                ELSE hs[a]
 
 (***************************************************************************)
@@ -885,11 +890,15 @@ ReplayNeverExtends ==
 FencedEffects == storeLast = storeMax
 
 (* 9. A call that returns Unavailable, Overloaded or a "rejected before    *)
-(* any I/O" exception did not change the server: its request never ran.   *)
+(* any I/O" exception did not change the server: it returns so only for a  *)
+(* request the server refused, and a refusal leaves the server (srv, the   *)
+(* grants made, the requests still to run) as it was.                     *)
 CertaintyIsHonest ==
     [][\A a \in Attempt, l \in Lane :
-          Delivered(a, l) /\ ResultOf(a, l) \in {"Unavailable", "Overloaded", "Rejected"}
-          => call[a][l].phase = "refused"]_vars
+          /\ Delivered(a, l) /\ ResultOf(a, l) \in {"Unavailable", "Overloaded", "Rejected"}
+                => call[a][l].phase = "refused"
+          /\ call[a][l].phase = "sent" /\ call'[a][l].phase = "refused"
+                => srv' = srv /\ grants' = grants /\ delayed' = delayed]_vars
 
 (* 10. A handle sends no request once it is LOST or RELEASED (also by      *)
 (* local expiry): renew and release then return NotActive.                 *)
@@ -936,10 +945,19 @@ NoLeaseLeftBehind ==
     \A a \in Attempt : srv.holder = a /\ hs[a] \in {"NONE", "RELEASED"}
         => acquireUnsure[a] \/ \E l \in Lane : call[a][l].kind = "acquire"
 
+(* 15. A reply to a request of a handle that a newer handle of the same   *)
+(* attempt replaced (stale), or giving up on one, changes no handle: the   *)
+(* handle's state, deadline, token, grant, origin and what its caller was  *)
+(* told stay; only the ledger still counts the request.                    *)
+StaleReplyChangesNoHandle ==
+    [][\A a \in Attempt, l \in Lane :
+          call[a][l].stale /\ call'[a][l] = NoCall => UNCHANGED <<hs, dl, tok, hgrant, hfrom, seen>>]_vars
+
 THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithinServerLease
                       /\ MutualExclusion /\ TerminalStays /\ FencedEffects /\ NoLeaseLeftBehind)
                 /\ StateOutcomeAgreement /\ ReplayNeverExtends /\ CertaintyIsHonest
                 /\ NoSendAfterEnd /\ BudgetWithinTtl /\ UnknownGrowsOnlyOnSuccess /\ LossIsReported
+                /\ StaleReplyChangesNoHandle
     \* For Faults without Failover/Restart; with them, only FencedEffects (for Durability
     \* "ClockFloor" when every tick has fewer grants than TokensPerTick, and for "ReplicaAck"
     \* without Restart) and the step properties.  (A failover that promotes an older copy

@@ -7,7 +7,7 @@
 (*                                                                         *)
 (* Expected: FAIL:TerminalStays                                            *)
 (***************************************************************************)
-EXTENDS MCBase
+EXTENDS MCBase, Breakers
 
 MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
 MCLane == {t1}                       \* One thread per attempt.
@@ -15,8 +15,4 @@ MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
 MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
 MCDurability == "ClockFloor"         \* The adapter's default.
 MCMaxCalls == 3                      \* The calls the clients send in all.
-
-(* The defect stores no local expiry: state() computed LOST, and neither it *)
-(* nor a reply stored it.                                                  *)
-MCStoredState(a) == hs[a]
 =============================================================================

@@ -9,7 +9,7 @@
 (*                                                                         *)
 (* Expected: FAIL:NoInheritance                                            *)
 (***************************************************************************)
-EXTENDS MCBase
+EXTENDS MCBase, Breakers
 
 MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
 MCLane == {t1}                       \* One thread per attempt.
@@ -17,8 +17,4 @@ MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
 MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
 MCDurability == "ClockFloor"         \* The adapter's default.
 MCMaxCalls == 3                      \* The calls the clients send in all.
-
-(* The key's value h is "the same" as attempt a when they share the owner  *)
-(* token.                                                                  *)
-MCSameValue(h, a) == h # None /\ OwnerOf[h] = OwnerOf[a]
 =============================================================================

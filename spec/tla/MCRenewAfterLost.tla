@@ -7,7 +7,7 @@
 (*                                                                         *)
 (* Expected: FAIL:NoSendAfterEnd                                           *)
 (***************************************************************************)
-EXTENDS MCBase
+EXTENDS MCBase, Breakers
 
 MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
 MCLane == {t1}                       \* One thread per attempt.
@@ -16,10 +16,8 @@ MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
 MCDurability == "ClockFloor"         \* The adapter's default.
 MCMaxCalls == 3                      \* The calls the clients send in all.
 
-(* Any handle may send a renew,                                            *)
-MCCanRenew(a, l) == hs[a] # "NONE"
-
-(* and a reply 1 keeps the stored state, takes the new deadline and        *)
-(* returns Renewed.                                                        *)
+(* Any handle may send a renew (Breakers.tla's RenewAnyHandle), and a     *)
+(* reply 1 keeps the stored state, takes the new deadline and returns     *)
+(* Renewed.                                                               *)
 MCRenewReply(a, l) == [state |-> hs[a], deadline |-> NewDeadline(a, l), outcome |-> "Renewed"]
 =============================================================================

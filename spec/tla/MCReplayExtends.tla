@@ -6,7 +6,7 @@
 (*                                                                         *)
 (* Expected: FAIL:ReplayNeverExtends                                       *)
 (***************************************************************************)
-EXTENDS MCBase
+EXTENDS MCBase, Breakers
 
 MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
 MCLane == {t1}                       \* One thread per attempt.
@@ -14,7 +14,4 @@ MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
 MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
 MCDurability == "ClockFloor"         \* The adapter's default.
 MCMaxCalls == 3                      \* The calls the clients send in all.
-
-(* The replay branch sets the key's TTL to the one asked for.              *)
-MCReplayedServer(s, t) == [s EXCEPT !.expiry = now + t]
 =============================================================================

@@ -9,7 +9,7 @@
 (*                                                                         *)
 (* Expected: FAIL:LossIsReported                                           *)
 (***************************************************************************)
-EXTENDS MCBase
+EXTENDS MCBase, Breakers
 
 MCAttempt == {a1, a2, a3}            \* 3 attempts of 2 owners.
 MCLane == {t1}                       \* One thread per attempt.
@@ -17,13 +17,4 @@ MCTtl == {3, 4}                      \* The TTLs a caller may ask for.
 MCFaults == {"LoseReply", "Delay"}   \* The faults that may happen.
 MCDurability == "ClockFloor"         \* The adapter's default.
 MCMaxCalls == 3                      \* The calls the clients send in all.
-
-(* An ambiguous renew caps the deadline and the ledger as it should, but   *)
-(* leaves the handle's state as it was.                                    *)
-MCRenewUnanswered(a, l) ==
-    LET c == call[a][l]
-        keep == c.stale \/ hs[a] \in Terminal IN
-    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = Deadline(a)]
-    /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
-    /\ UNCHANGED <<hs, tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
 =============================================================================

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.spec.tlc.ModelCheck;
 import dev.leasehold.spec.tlc.ModelCheckReport;
+import dev.leasehold.spec.tlc.PropertyBreakers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,8 +13,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Model-checks every configuration {@code tla/MC*.cfg} with TLC ({@link ModelCheck}),
- * asserts each one's expected result, and writes {@code target/model-check-report.md}.
+ * Model-checks every configuration {@code tla/MC*.cfg} with TLC ({@link ModelCheck}), asserts each
+ * one's expected result, shows that each property a passing configuration lists can fail there
+ * ({@link PropertyBreakers}), and writes {@code target/model-check-report.md}.
  */
 class ModelCheckTest {
   @Test
@@ -25,14 +27,24 @@ class ModelCheckTest {
     List<ModelCheck.Result> results = ModelCheck.run(tlaDir, configs, Integer.getInteger("tlc.parallel", 1),
         System.getProperty("tlc.workers", "auto"), target.resolve("tlc"));
 
+    // Every property a passing configuration lists must be shown to fail there (Breakers.tla).
+    List<String> passing = results.stream().filter(r -> r.expectedToPass() && r.ok()).map(ModelCheck.Result::module).toList();
+    List<PropertyBreakers.Check> checks = PropertyBreakers.run(tlaDir, passing,
+        Runtime.getRuntime().availableProcessors(), target.resolve("breakers"), target.resolve("tlc"));
+
     String table = ModelCheckReport.table(results);
     System.out.println(table);
     Path report = target.resolve("model-check-report.md");
-    Files.writeString(report, ModelCheckReport.report(results, "mvn -pl spec verify"), StandardCharsets.UTF_8);
+    Files.writeString(report, ModelCheckReport.report(results, "mvn -pl spec verify") + ModelCheckReport.breakers(checks),
+        StandardCharsets.UTF_8);
     System.out.println("Report: " + report);
 
     List<String> bad = results.stream().filter(r -> !r.ok())
         .map(r -> r.module() + ": expected " + r.expected() + ", got " + r.result()).toList();
     assertTrue(bad.isEmpty(), "model check results differ from the expected ones:\n" + String.join("\n", bad));
+    List<String> unbroken = checks.stream().filter(c -> !c.ok())
+        .map(c -> c.config() + " lists " + c.property() + (c.breaker().isEmpty() ? ", which no BREAK line of Breakers.tla breaks"
+            : ", but " + String.join(", ", c.breaker().get().overrides()) + " gave " + c.result().result())).toList();
+    assertTrue(unbroken.isEmpty(), "properties not shown to fail where they are checked:\n" + String.join("\n", unbroken));
   }
 }

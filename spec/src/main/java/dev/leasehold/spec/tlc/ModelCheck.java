@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,14 +69,20 @@ public final class ModelCheck {
     cfgs.forEach(c -> expected.put(c, expectation(c)));
     List<Path> ordered = new ArrayList<>(cfgs);
     ordered.sort(Comparator.comparing(c -> !expected.get(c).equals("PASS")));
+    return inParallel(ordered.stream().<Callable<Result>>map(cfg -> () -> check(cfg, expected.get(cfg), workers, outDir))
+        .toList(), parallel);
+  }
+
+  /** Runs {@code tasks}, {@code parallel} at a time, and returns their results in order. */
+  static <T> List<T> inParallel(List<Callable<T>> tasks, int parallel) {
     ExecutorService pool = Executors.newFixedThreadPool(parallel);
     try {
-      List<Future<Result>> futures = new ArrayList<>();
-      for (Path cfg : ordered) {
-        futures.add(pool.submit(() -> check(cfg, expected.get(cfg), workers, outDir)));
+      List<Future<T>> futures = new ArrayList<>();
+      for (Callable<T> t : tasks) {
+        futures.add(pool.submit(t));
       }
-      List<Result> results = new ArrayList<>();
-      for (Future<Result> f : futures) {
+      List<T> results = new ArrayList<>();
+      for (Future<T> f : futures) {
         results.add(f.get());
       }
       return results;
@@ -107,7 +114,8 @@ public final class ModelCheck {
     }
   }
 
-  private static Result check(Path cfg, String expected, String workers, Path outDir) {
+  /** Checks one configuration: TLC's verdict against {@code expected}, raw output in {@code outDir}. */
+  static Result check(Path cfg, String expected, String workers, Path outDir) {
     String module = cfg.getFileName().toString().replace(".cfg", "");
     Tlc.Run run = Tlc.check(cfg.getParent(), module, List.of("-tool", "-workers", workers, "-deadlock"),
         outDir.resolve(module + ".out"), TIMEOUT);

@@ -69,6 +69,28 @@ public final class ModelCheckReport {
     return b.toString();
   }
 
+  /**
+   * The table of {@link PropertyBreakers}' checks: each property of each passing configuration, the
+   * defect that was to break it there, and what TLC found.
+   */
+  public static String breakers(List<PropertyBreakers.Check> checks) {
+    StringBuilder b = new StringBuilder("## Every property can fail where it is checked\n\n");
+    b.append("Each passing configuration is checked again for each property it lists, with only that ")
+        .append("property and the defect of `Breakers.tla` that breaks it (its operator overrides); TLC ")
+        .append("must report that property violated. Depth is the length of the counterexample.\n\n");
+    b.append("| config | property | defect | result | depth |\n| --- | --- | --- | --- | ---: |\n");
+    for (PropertyBreakers.Check c : checks) {
+      String defect = c.breaker().map(x -> "`" + String.join("`, `", x.overrides()) + "`").orElse("**none**");
+      String result = c.result() == null ? "not run"
+          : (c.result().result().equals("PASS") ? "PASS" : "violates " + c.result().result())
+              + (c.ok() ? "" : " **(unexpected)**");
+      int depth = c.result() == null ? -1 : c.result().output().depth();
+      b.append(String.format("| %s | %s | %s | %s | %s |%n", c.config(), c.property(), defect, result,
+          depth < 0 ? "-" : depth));
+    }
+    return b.append('\n').toString();
+  }
+
   /** TLC prints an inlined ApplyLate (an \E over a set in Next) as "Next". */
   private static String action(TlcOutput.State s) {
     return s.action().equals("Next") ? "ApplyLate" : s.action();

@@ -1,0 +1,148 @@
+package dev.leasehold.spec.tlc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Shows that every property a passing configuration lists can fail there: for each one, the
+ * configuration is checked again with only that property and with the defect that {@code
+ * Breakers.tla} names for it (its {@code BREAK} lines), and TLC must report that property violated.
+ *
+ * <p>This class is stateless.
+ */
+public final class PropertyBreakers {
+  private static final Pattern BREAK = Pattern.compile(
+      "BREAK\\s+(\\w+)(?:\\s+IN\\s+([\\w, ]+?))?\\s*:\\s*(\\w+\\s*<-\\s*\\w+(?:\\s*,\\s*\\w+\\s*<-\\s*\\w+)*)");
+
+  private PropertyBreakers() {}
+
+  /**
+   * A defect that breaks {@code property}: the operator overrides ({@code Op <- Replacement}) to add
+   * to a configuration's {@code CONSTANTS}; {@code configs} names the configurations it is meant for,
+   * empty for every configuration that no other line names.
+   */
+  public record Breaker(String property, Set<String> configs, List<String> overrides) {}
+
+  /** One property of one passing configuration, the defect that was to break it, and what TLC found. */
+  public record Check(String config, String property, Optional<Breaker> breaker, ModelCheck.Result result) {
+    /** Whether the property was shown to fail in the configuration. */
+    public boolean ok() {
+      return breaker.isPresent() && result != null && result.ok();
+    }
+  }
+
+  /** The BREAK lines of {@code Breakers.tla}. */
+  public static List<Breaker> parse(String breakersModule) {
+    List<Breaker> list = new ArrayList<>();
+    Matcher m = BREAK.matcher(breakersModule);
+    while (m.find()) {
+      Set<String> configs = m.group(2) == null ? Set.of()
+          : Set.copyOf(Arrays.stream(m.group(2).split(",")).map(String::trim).toList());
+      List<String> overrides = Arrays.stream(m.group(3).split(","))
+          .map(o -> o.trim().replaceAll("\\s*<-\\s*", " <- ")).toList();
+      list.add(new Breaker(m.group(1), configs, overrides));
+    }
+    return list;
+  }
+
+  /** The breaker of {@code property} in {@code config}: the one naming the configuration, else the general one. */
+  public static Optional<Breaker> find(List<Breaker> breakers, String property, String config) {
+    Optional<Breaker> named = breakers.stream()
+        .filter(b -> b.property().equals(property) && b.configs().contains(config)).findFirst();
+    return named.isPresent() ? named
+        : breakers.stream().filter(b -> b.property().equals(property) && b.configs().isEmpty()).findFirst();
+  }
+
+  /**
+   * The configuration {@code cfg} (the text of {@code <config>.cfg}) with only {@code property}
+   * checked, under the keyword that lists it there, with the breaker's overrides and expecting the
+   * property to fail.
+   */
+  public static String derivedCfg(String cfg, String property, Breaker breaker) {
+    List<String> lines = cfg.lines().toList();
+    StringBuilder b = new StringBuilder();
+    b.append("\\* ").append(String.join(", ", breaker.overrides())).append(" breaks ").append(property).append('\n');
+    b.append("\\* Expected: FAIL:").append(property).append('\n');
+    String keyword = null;
+    String section = null;
+    for (String line : lines.subList(2, lines.size())) {
+      String t = line.trim();
+      if (t.startsWith("INVARIANT") || t.startsWith("PROPERTY")) {
+        section = t.split("\\s+")[0];
+        continue;
+      }
+      if (section != null) {
+        if (t.equals(property)) {
+          keyword = section;
+        }
+        continue;
+      }
+      if (t.startsWith("INIT")) {
+        breaker.overrides().forEach(o -> b.append("    ").append(o).append('\n'));
+      }
+      b.append(line).append('\n');
+    }
+    if (keyword == null) {
+      throw new IllegalArgumentException(property + " is not listed in the configuration");
+    }
+    return b.append(keyword).append('\n').append("    ").append(property).append('\n').toString();
+  }
+
+  /**
+   * Checks every property each passing configuration of {@code passing} lists (TypeOK aside) with
+   * its breaker, {@code parallel} TLC JVMs at a time with one worker each. Scratch modules go to
+   * {@code workDir} (a copy of {@code tlaDir}'s modules), raw output to {@code outDir}.
+   */
+  public static List<Check> run(Path tlaDir, List<String> passing, int parallel, Path workDir, Path outDir) {
+    try {
+      List<Breaker> breakers = parse(Files.readString(tlaDir.resolve("Breakers.tla")));
+      Files.createDirectories(workDir);
+      try (Stream<Path> modules = Files.list(tlaDir)) {
+        for (Path p : modules.filter(p -> p.toString().endsWith(".tla")).toList()) {
+          Files.copy(p, workDir.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      List<Check> planned = new ArrayList<>();
+      for (String config : passing) {
+        Path cfg = tlaDir.resolve(config + ".cfg");
+        for (String property : PropertyNames.listedNames(cfg)) {
+          if (property.equals("TypeOK")) {
+            continue;
+          }
+          Optional<Breaker> breaker = find(breakers, property, config);
+          if (breaker.isEmpty()) {
+            planned.add(new Check(config, property, breaker, null));
+            continue;
+          }
+          String module = config + "_" + property;
+          Files.writeString(workDir.resolve(module + ".tla"), "---- MODULE " + module + " ----\n"
+              + "(* Expected: FAIL:" + property + " *)\nEXTENDS " + config + ", Breakers\n====\n");
+          Files.writeString(workDir.resolve(module + ".cfg"), derivedCfg(Files.readString(cfg), property, breaker.get()));
+          planned.add(new Check(config, property, breaker, null));
+        }
+      }
+      return check(planned, parallel, workDir, outDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static List<Check> check(List<Check> planned, int parallel, Path workDir, Path outDir) {
+    return ModelCheck.inParallel(planned.stream().<Callable<Check>>map(c -> () -> c.breaker().isEmpty() ? c
+        : new Check(c.config(), c.property(), c.breaker(),
+            ModelCheck.check(workDir.resolve(c.config() + "_" + c.property() + ".cfg"), c.property(), "1", outDir)))
+        .toList(), parallel);
+  }
+}

@@ -1,0 +1,73 @@
+package dev.leasehold.spec.tlc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Reads BREAK lines, picks the one for a configuration, and derives the configuration that checks one property. */
+class PropertyBreakersUnitTests {
+  private static final String MODULE = """
+      (* BREAK NoInheritance: SameValue <- OwnerOnlySameValue                     *)
+      (* BREAK FencedEffects IN MCLeaseFencing: NextToken <- CounterOnlyToken     *)
+      (* BREAK FencedEffects: Acked <- NoWait, Refuse <- RefuseAfterRunning       *)
+      """;
+
+  private static final String CFG = """
+      \\* The protocol.
+      \\* Expected: PASS
+      CONSTANTS
+          a1 = a1
+          Ttl <- MCTtl
+      INIT Init
+      NEXT Next
+      INVARIANT
+          TypeOK
+          NoInheritance
+      PROPERTY
+          CertaintyIsHonest
+      """;
+
+  @Test
+  void breakLinesGiveThePropertyTheConfigurationsAndTheOverrides() {
+    List<PropertyBreakers.Breaker> b = PropertyBreakers.parse(MODULE);
+    assertEquals(List.of(
+        new PropertyBreakers.Breaker("NoInheritance", Set.of(), List.of("SameValue <- OwnerOnlySameValue")),
+        new PropertyBreakers.Breaker("FencedEffects", Set.of("MCLeaseFencing"), List.of("NextToken <- CounterOnlyToken")),
+        new PropertyBreakers.Breaker("FencedEffects", Set.of(), List.of("Acked <- NoWait", "Refuse <- RefuseAfterRunning"))), b);
+  }
+
+  @Test
+  void aLineNamingTheConfigurationComesBeforeTheGeneralOne() {
+    List<PropertyBreakers.Breaker> b = PropertyBreakers.parse(MODULE);
+    assertEquals(List.of("NextToken <- CounterOnlyToken"),
+        PropertyBreakers.find(b, "FencedEffects", "MCLeaseFencing").orElseThrow().overrides());
+    assertEquals(List.of("Acked <- NoWait", "Refuse <- RefuseAfterRunning"),
+        PropertyBreakers.find(b, "FencedEffects", "MCLeaseReplicaAck").orElseThrow().overrides());
+    assertEquals(Optional.empty(), PropertyBreakers.find(b, "MutualExclusion", "MCLease"));
+  }
+
+  @Test
+  void theDerivedConfigurationChecksOnlyThePropertyWithTheOverrides() {
+    PropertyBreakers.Breaker b = new PropertyBreakers.Breaker("CertaintyIsHonest", Set.of(), List.of("Refuse <- RefuseAfterRunning"));
+    String derived = PropertyBreakers.derivedCfg(CFG, "CertaintyIsHonest", b);
+    assertEquals("""
+        \\* Refuse <- RefuseAfterRunning breaks CertaintyIsHonest
+        \\* Expected: FAIL:CertaintyIsHonest
+        CONSTANTS
+            a1 = a1
+            Ttl <- MCTtl
+            Refuse <- RefuseAfterRunning
+        INIT Init
+        NEXT Next
+        PROPERTY
+            CertaintyIsHonest
+        """, derived);
+    assertTrue(PropertyBreakers.derivedCfg(CFG, "NoInheritance", b).endsWith("INVARIANT\n    NoInheritance\n"));
+    assertThrows(IllegalArgumentException.class, () -> PropertyBreakers.derivedCfg(CFG, "MutualExclusion", b));
+  }
+}

@@ -1,0 +1,124 @@
+------------------------------- MODULE Breakers ------------------------------
+(***************************************************************************)
+(* Defective versions of Lease.tla's operators, one defect each, to show   *)
+(* that every property a passing configuration lists can fail there.       *)
+(* ModelCheckTest checks each passing MC*.cfg once more per property it    *)
+(* lists: with only that property, and with the overrides a BREAK line     *)
+(* below names for it (a line with IN applies only to those                *)
+(* configurations, one without to every other); TLC must report the       *)
+(* property violated.  A property listed with no BREAK line for its        *)
+(* configuration fails the build: a check that cannot fail is not listed.  *)
+(* The defect configurations (MC<Defect>.tla) use these operators too.     *)
+(***************************************************************************)
+EXTENDS Lease
+
+(* BREAK NoInheritance: SameValue <- OwnerOnlySameValue                     *)
+(* The key's value h is "the same" as attempt a when they share the owner  *)
+(* token.                                                                  *)
+OwnerOnlySameValue(h, a) == h # None /\ OwnerOf[h] = OwnerOf[a]
+
+(* BREAK ActiveHoldsKey: Observed <- ObservedWithoutExpiry                  *)
+(* BREAK MutualExclusion: Observed <- ObservedWithoutExpiry                 *)
+(* state() ignores the local deadline: a handle says ACTIVE after its key  *)
+(* expired.                                                                *)
+ObservedWithoutExpiry(a) == IF hs[a] = "ACTIVE" /\ OwnInFlight(a, "release") THEN "UNKNOWN" ELSE hs[a]
+
+(* BREAK ValidityWithinServerLease: NewDeadline <- DeadlineWithoutDrift     *)
+(* BREAK BudgetWithinTtl: NewDeadline <- DeadlineWithoutDrift               *)
+(* A reply's deadline does not take off the drift budget.                  *)
+DeadlineWithoutDrift(a, l) == call[a][l].start + Min(Granted(a, l), BudgetCap(a, l))
+
+(* BREAK TerminalStays: StoredState <- StateNotStored                       *)
+(* Local expiry is never stored: state() computed LOST, and neither it nor *)
+(* a reply stored it.                                                      *)
+StateNotStored(a) == hs[a]
+
+(* BREAK FencedEffects IN MCLeaseFencing: NextToken <- CounterOnlyToken     *)
+(* Tokens from the counter alone, which a failover may take back.          *)
+CounterOnlyToken(s) == s.fence + 1
+
+(* BREAK FencedEffects IN MCLeaseReplicaAck: Acked <- NoWait                *)
+(* A token is reported without WAIT for the replica.                       *)
+NoWait(a, l) == TRUE
+
+(* BREAK StateOutcomeAgreement: RenewReply <- AlwaysRenewed                 *)
+(* A renew's reply 1 returns Renewed whatever state it leaves.             *)
+AlwaysRenewed(a, l) ==
+    LET d == NewDeadline(a, l) IN
+    [state |-> IF StoredState(a) \in Live THEN Fresh(a, l, d) ELSE StoredState(a),
+     deadline |-> d, outcome |-> "Renewed"]
+
+(* BREAK ReplayNeverExtends: ReplayedServer <- ReplayExtends                *)
+(* The replay branch sets the key's TTL to the one asked for.              *)
+ReplayExtends(s, t) == [s EXCEPT !.expiry = now + t]
+
+(* BREAK CertaintyIsHonest: Refuse <- RefuseAfterRunning                    *)
+(* A refusal (Overloaded) that came after the script ran.                  *)
+RefuseAfterRunning(a, l) ==
+    /\ "Refuse" \in Faults
+    /\ call[a][l].phase = "sent"
+    /\ LET c == call[a][l]
+           r == Script(srv, a, c.kind, c.ttl) IN
+       /\ srv' = r[1]
+       /\ grants' = GrantsAfter(c.kind, r[2])
+       /\ call' = [call EXCEPT ![a][l] = Forgotten(c, "refused")]
+    /\ UNCHANGED <<now, lag, replica, sent, handleVars, delayed, storeVars, calls>>
+
+(* BREAK NoSendAfterEnd: CanRenew <- RenewAnyHandle                         *)
+(* Any handle may send a renew, LOST and RELEASED ones too.                *)
+RenewAnyHandle(a, l) == hs[a] # "NONE"
+
+(* BREAK UnknownGrowsOnlyOnSuccess: RenewUnanswered <- TrustUnansweredRenew *)
+(* An unanswered renew makes the handle UNKNOWN with the deadline the      *)
+(* renew would have given, as if it had run.                               *)
+TrustUnansweredRenew(a, l) ==
+    LET c == call[a][l]
+        keep == c.stale \/ hs[a] \in Terminal IN
+    /\ hs' = IF keep THEN hs ELSE [hs EXCEPT ![a] = "UNKNOWN"]
+    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = c.start + c.ttl - Drift]
+    /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
+    /\ UNCHANGED <<tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
+
+(* BREAK LossIsReported: RenewUnanswered <- SilentUnansweredRenew           *)
+(* An unanswered renew caps the deadline and the ledger as it should, but  *)
+(* leaves the handle's state as it was: state() still says ACTIVE.         *)
+SilentUnansweredRenew(a, l) ==
+    LET c == call[a][l]
+        keep == c.stale \/ hs[a] \in Terminal IN
+    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = Deadline(a)]
+    /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
+    /\ UNCHANGED <<hs, tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
+
+(* BREAK NoLeaseLeftBehind: ResultOf <- RefusedReleaseAbsent                *)
+(* ResultOf, except that a refused release returns AlreadyAbsent (and so   *)
+(* Deliver ends the handle RELEASED, as for a reply 0).                    *)
+RefusedReleaseAbsent(a, l) ==
+    LET c == call[a][l]
+        r == c.reply IN
+    CASE c.phase = "refused" /\ c.kind = "release" -> "AlreadyAbsent"
+      [] c.phase = "refused" -> "Overloaded"
+      [] c.ttl <= Drift /\ c.kind # "release" -> "Rejected"
+      [] c.kind = "acquire" ->
+            CASE r.status = 1 -> "Acquired"
+              [] r.status = 2 -> "ReplayedSameOperation"
+              [] r.same       -> "OwnerOperationConflict"
+              [] OTHER        -> "Contended"
+      [] c.kind = "renew" ->
+            CASE c.stale      -> "Lost"
+              [] r.status = 1 -> RenewReply(a, l).outcome
+              [] OTHER        -> "Lost"
+      [] c.kind = "release" ->
+            CASE r.status = 1 -> "Released"
+              [] r.status = 0 -> "AlreadyAbsent"
+              [] OTHER        -> "NotOwner"
+
+(* BREAK StaleReplyChangesNoHandle: DeliverRenew <- StaleRenewDelivered     *)
+(* A renew's reply is applied to the attempt's handle even when a newer    *)
+(* handle replaced the one that sent it.                                   *)
+StaleRenewDelivered(a, l) ==
+    LET c == call[a][l] IN
+    /\ call' = [call EXCEPT ![a][l] = NoCall]
+    /\ CASE hs[a] \in Terminal -> UNCHANGED handleVars
+         [] c.reply.status = 1 -> SetHandle(a, RenewReply(a, l).state, RenewReply(a, l).deadline, tok[a], hgrant[a])
+         [] OTHER              -> SetHandle(a, "LOST", 0, tok[a], hgrant[a])
+=============================================================================
