@@ -60,11 +60,6 @@ mutant acquire-no-expiry acquire.lua \
   "if raisable and redis.call('SET', KEYS[1], ARGV[1], 'NX') then" \
   "a grant sets the key without a TTL"
 
-mutant acquire-grant-ttl-plus-one acquire.lua \
-  "  return {1, token, tonumber(ARGV[3])}" \
-  "  return {1, token, tonumber(ARGV[3]) + 1}" \
-  "a grant reports 1 ms more than the TTL it just set"
-
 mutant acquire-replay-pttl-plus-one acquire.lua \
   "  return {2, tonumber(counter or '0') or 0, pttl}" \
   "  return {2, tonumber(counter or '0') or 0, pttl + 1}" \

@@ -55,12 +55,7 @@ public final class ModelCheck {
    * The passing (long) configurations come first in the result, as in the report.
    */
   public static List<Result> run(Path dir, String configs, int parallel, String workers, Path outDir) {
-    List<Path> cfgs;
-    try (Stream<Path> files = Files.list(dir)) {
-      cfgs = files.filter(p -> p.getFileName().toString().matches(configs + "\\.cfg")).sorted().toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    List<Path> cfgs = configurations(dir, configs);
     if (cfgs.isEmpty()) {
       throw new IllegalArgumentException("no " + configs + ".cfg in " + dir);
     }
@@ -71,6 +66,30 @@ public final class ModelCheck {
     ordered.sort(Comparator.comparing(c -> !expected.get(c).equals("PASS")));
     return inParallel(ordered.stream().<Callable<Result>>map(cfg -> () -> check(cfg, expected.get(cfg), workers, outDir))
         .toList(), parallel);
+  }
+
+  /** What a simulation asks TLC for: how many behaviours, of at most how many steps, from which seed. */
+  public record Sampling(long behaviours, int depth, long seed) {}
+
+  /**
+   * Samples each {@code <configs>.cfg} of {@code dir} that is expected to pass in TLC's simulation
+   * mode, one after another, each with {@code workers} workers: a violation on any sampled
+   * behaviour is a result like an exhaustive run's. None selected is an empty list.
+   */
+  public static List<Result> simulate(Path dir, String configs, Sampling sampling, String workers, Path outDir) {
+    List<Result> results = new ArrayList<>();
+    for (Path cfg : configurations(dir, configs)) {
+      if (!expectation(cfg).equals("PASS")) {
+        continue;
+      }
+      String module = cfg.getFileName().toString().replace(".cfg", "");
+      Tlc.Run run = Tlc.check(dir, module, List.of("-tool", "-simulate", "num=" + sampling.behaviours(), "-depth",
+          String.valueOf(sampling.depth()), "-seed", String.valueOf(sampling.seed()), "-workers", workers, "-deadlock"),
+          outDir.resolve(module + "-simulation.out"), TIMEOUT);
+      TlcOutput out = TlcOutput.parse(run.output());
+      results.add(new Result(module, "PASS", verdict(run, out, cfg), out, run.seconds()));
+    }
+    return results;
   }
 
   /** Runs {@code tasks}, {@code parallel} at a time, and returns their results in order. */
@@ -93,6 +112,14 @@ public final class ModelCheck {
       throw new IllegalStateException(e.getCause());
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  private static List<Path> configurations(Path dir, String configs) {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(p -> p.getFileName().toString().matches(configs + "\\.cfg")).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -120,16 +147,17 @@ public final class ModelCheck {
     Tlc.Run run = Tlc.check(cfg.getParent(), module, List.of("-tool", "-workers", workers, "-deadlock"),
         outDir.resolve(module + ".out"), TIMEOUT);
     TlcOutput out = TlcOutput.parse(run.output());
-    String result;
+    return new Result(module, expected, verdict(run, out, cfg), out, run.seconds());
+  }
+
+  /** "PASS", the violated property, "TIMEOUT" or "ERROR(...)". */
+  private static String verdict(Tlc.Run run, TlcOutput out, Path cfg) {
     if (run.timedOut()) {
-      result = "TIMEOUT";
-    } else if (out.violated() != null) {
-      result = PropertyNames.canonical(out.violated(), cfg, cfg.resolveSibling("Lease.tla"));
-    } else if (run.exit() == 0) {
-      result = "PASS";
-    } else {
-      result = "ERROR(exit " + run.exit() + (out.error() == null ? "" : ": " + out.error()) + ")";
+      return "TIMEOUT";
     }
-    return new Result(module, expected, result, out, run.seconds());
+    if (out.violated() != null) {
+      return PropertyNames.canonical(out.violated(), cfg, cfg.resolveSibling("Lease.tla"));
+    }
+    return run.exit() == 0 ? "PASS" : "ERROR(exit " + run.exit() + (out.error() == null ? "" : ": " + out.error()) + ")";
   }
 }

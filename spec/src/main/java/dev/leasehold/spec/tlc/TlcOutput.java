@@ -16,13 +16,14 @@ import java.util.regex.Pattern;
  *
  * @param violated what TLC said is violated, or null
  * @param error the first error line when nothing was violated, or null
+ * @param generated states generated (a simulation's only count), or -1
  * @param distinct distinct states found, or -1
  * @param depth the depth of the search (of the counterexample, if one), or -1
  */
-public record TlcOutput(String violated, String error, long distinct, int depth, List<State> trace) {
+public record TlcOutput(String violated, String error, long generated, long distinct, int depth, List<State> trace) {
   private static final Pattern MSG =
       Pattern.compile("@!@!@STARTMSG (\\d+):(\\d+) @!@!@\\R(.*?)@!@!@ENDMSG \\1 @!@!@", Pattern.DOTALL);
-  private static final Pattern STATS = Pattern.compile("([\\d,]+) states generated, ([\\d,]+) distinct states found");
+  private static final Pattern STATS = Pattern.compile("([\\d,]+) states generated, (-?[\\d,]+) distinct states found");
   private static final Pattern DEPTH = Pattern.compile("depth of the complete state graph search is (\\d+)");
   private static final Pattern VIOLATED = Pattern.compile("(?:Invariant|Action property) (.+?) is violated");
   private static final Pattern STATE_HEAD = Pattern.compile("^(\\d+): <(\\w+)[^>]*>", Pattern.MULTILINE);
@@ -34,6 +35,7 @@ public record TlcOutput(String violated, String error, long distinct, int depth,
   private static final int STATE_PRINT = 2217;
   private static final int STATS_MSG = 2199;
   private static final int DEPTH_MSG = 2194;
+  private static final int SIMULATION_PROGRESS_MSG = 2209;
 
   /** One state of a counterexample: the action that led to it and every variable's value. */
   public record State(int number, String action, Map<String, String> vars) {}
@@ -45,6 +47,7 @@ public record TlcOutput(String violated, String error, long distinct, int depth,
   public static TlcOutput parse(String output) {
     String violated = null;
     String error = null;
+    long generated = -1;
     long distinct = -1;
     int depth = -1;
     List<State> trace = new ArrayList<>();
@@ -59,9 +62,11 @@ public record TlcOutput(String violated, String error, long distinct, int depth,
           violated = v.find() ? v.group(1) : body;
         }
         case STATE_PRINT -> trace.add(state(body));
-        case STATS_MSG -> {
+        case STATS_MSG, SIMULATION_PROGRESS_MSG -> {
+          // A simulation reports only its progress, the last one at the end: states generated, -1 distinct.
           Matcher s = STATS.matcher(body);
           if (s.find()) {
+            generated = Long.parseLong(s.group(1).replace(",", ""));
             distinct = Long.parseLong(s.group(2).replace(",", ""));
           }
         }
@@ -81,7 +86,7 @@ public record TlcOutput(String violated, String error, long distinct, int depth,
     if (violated != null && !trace.isEmpty()) {
       depth = trace.size();
     }
-    return new TlcOutput(violated, error, distinct, depth, trace);
+    return new TlcOutput(violated, error, generated, distinct, depth, trace);
   }
 
   private static State state(String body) {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Reads two real {@code -tool} outputs of TLC 2.18 (MCTtlCheckAfterSend and MCLeaseReplicaAck). */
+/** Reads real {@code -tool} outputs of TLC 2.18 (MCTtlCheckAfterSend, MCLeaseReplicaAck, a simulation of DeepLeaseFencing). */
 class TlcOutputUnitTests {
   private static String resource(String name) throws IOException {
     try (InputStream in = TlcOutputUnitTests.class.getResourceAsStream("/tlc/" + name)) {
@@ -43,5 +43,14 @@ class TlcOutputUnitTests {
     Map<String, String> after = Map.of("srv", "[holder |-> a1, expiry |-> 0]", "sent", "(a1 :> FALSE @@ a2 :> TRUE)");
     assertEquals(List.of("sent[a2] = FALSE → TRUE"), TlaValues.changes(Map.of("sent", before.get("sent")), Map.of("sent", after.get("sent"))));
     assertEquals(List.of("srv.holder = None → a1"), TlaValues.changes(Map.of("srv", before.get("srv")), Map.of("srv", after.get("srv"))));
+  }
+
+  @Test
+  void aSimulationGivesTheStatesGeneratedAndNoDistinctCount() throws IOException {
+    TlcOutput out = TlcOutput.parse(resource("simulation.out"));
+    assertNull(out.violated());
+    assertNull(out.error());
+    assertEquals(16_811, out.generated());
+    assertEquals(-1, out.distinct());
   }
 }
