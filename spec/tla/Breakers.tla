@@ -5,54 +5,54 @@
 (* ModelCheckTest checks each passing MC*.cfg once more per property it    *)
 (* lists: with only that property, and with the overrides a BREAK line     *)
 (* below names for it (a line with IN applies only to those                *)
-(* configurations, one without to every other); TLC must report the       *)
+(* configurations, one without to every other); TLC must report the        *)
 (* property violated.  A property listed with no BREAK line for its        *)
 (* configuration fails the build: a check that cannot fail is not listed.  *)
 (* The defect configurations (MC<Defect>.tla) use these operators too.     *)
 (***************************************************************************)
 EXTENDS Lease
 
-(* BREAK NoInheritance: SameValue <- OwnerOnlySameValue                     *)
+(* BREAK NoInheritance: SameValue <- OwnerOnlySameValue                    *)
 (* The key's value h is "the same" as attempt a when they share the owner  *)
 (* token.                                                                  *)
 OwnerOnlySameValue(h, a) == h # None /\ OwnerOf[h] = OwnerOf[a]
 
-(* BREAK ActiveHoldsKey: Observed <- ObservedWithoutExpiry                  *)
-(* BREAK MutualExclusion: Observed <- ObservedWithoutExpiry                 *)
+(* BREAK ActiveHoldsKey: Observed <- ObservedWithoutExpiry                 *)
+(* BREAK MutualExclusion: Observed <- ObservedWithoutExpiry                *)
 (* state() ignores the local deadline: a handle says ACTIVE after its key  *)
 (* expired.                                                                *)
 ObservedWithoutExpiry(a) == IF hs[a] = "ACTIVE" /\ OwnInFlight(a, "release") THEN "UNKNOWN" ELSE hs[a]
 
-(* BREAK ValidityWithinServerLease: NewDeadline <- DeadlineWithoutDrift     *)
-(* BREAK BudgetWithinTtl: NewDeadline <- DeadlineWithoutDrift               *)
+(* BREAK ValidityWithinServerLease: NewDeadline <- DeadlineWithoutDrift    *)
+(* BREAK BudgetWithinTtl: NewDeadline <- DeadlineWithoutDrift              *)
 (* A reply's deadline does not take off the drift budget.                  *)
 DeadlineWithoutDrift(a, l) == call[a][l].start + Min(Granted(a, l), BudgetCap(a, l))
 
-(* BREAK TerminalStays: StoredState <- StateNotStored                       *)
+(* BREAK TerminalStays: StoredState <- StateNotStored                      *)
 (* Local expiry is never stored: state() computed LOST, and neither it nor *)
 (* a reply stored it.                                                      *)
 StateNotStored(a) == hs[a]
 
-(* BREAK FencedEffects IN MCLeaseFencing: NextToken <- CounterOnlyToken     *)
+\* BREAK FencedEffects IN MCLeaseFencing, DeepLeaseFencing: NextToken <- CounterOnlyToken
 (* Tokens from the counter alone, which a failover may take back.          *)
 CounterOnlyToken(s) == s.fence + 1
 
-(* BREAK FencedEffects IN MCLeaseReplicaAck: Acked <- NoWait                *)
+(* BREAK FencedEffects IN MCLeaseReplicaAck: Acked <- NoWait               *)
 (* A token is reported without WAIT for the replica.                       *)
 NoWait(a, l) == TRUE
 
-(* BREAK StateOutcomeAgreement: RenewReply <- AlwaysRenewed                 *)
+(* BREAK StateOutcomeAgreement: RenewReply <- AlwaysRenewed                *)
 (* A renew's reply 1 returns Renewed whatever state it leaves.             *)
 AlwaysRenewed(a, l) ==
     LET d == NewDeadline(a, l) IN
     [state |-> IF StoredState(a) \in Live THEN Fresh(a, l, d) ELSE StoredState(a),
      deadline |-> d, outcome |-> "Renewed"]
 
-(* BREAK ReplayNeverExtends: ReplayedServer <- ReplayExtends                *)
+(* BREAK ReplayNeverExtends: ReplayedServer <- ReplayExtends               *)
 (* The replay branch sets the key's TTL to the one asked for.              *)
 ReplayExtends(s, t) == [s EXCEPT !.expiry = now + t]
 
-(* BREAK CertaintyIsHonest: Refuse <- RefuseAfterRunning                    *)
+(* BREAK CertaintyIsHonest: Refuse <- RefuseAfterRunning                   *)
 (* A refusal (Overloaded) that came after the script ran.                  *)
 RefuseAfterRunning(a, l) ==
     /\ "Refuse" \in Faults
@@ -64,7 +64,7 @@ RefuseAfterRunning(a, l) ==
        /\ call' = [call EXCEPT ![a][l] = Forgotten(c, "refused")]
     /\ UNCHANGED <<now, lag, replica, sent, handleVars, delayed, storeVars, calls>>
 
-(* BREAK NoSendAfterEnd: CanRenew <- RenewAnyHandle                         *)
+(* BREAK NoSendAfterEnd: CanRenew <- RenewAnyHandle                        *)
 (* Any handle may send a renew, LOST and RELEASED ones too.                *)
 RenewAnyHandle(a, l) == hs[a] # "NONE"
 
@@ -79,7 +79,7 @@ TrustUnansweredRenew(a, l) ==
     /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
     /\ UNCHANGED <<tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
 
-(* BREAK LossIsReported: RenewUnanswered <- SilentUnansweredRenew           *)
+(* BREAK LossIsReported: RenewUnanswered <- SilentUnansweredRenew          *)
 (* An unanswered renew caps the deadline and the ledger as it should, but  *)
 (* leaves the handle's state as it was: state() still says ACTIVE.         *)
 SilentUnansweredRenew(a, l) ==
@@ -89,7 +89,7 @@ SilentUnansweredRenew(a, l) ==
     /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
     /\ UNCHANGED <<hs, tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
 
-(* BREAK NoLeaseLeftBehind: ResultOf <- RefusedReleaseAbsent                *)
+(* BREAK NoLeaseLeftBehind: ResultOf <- RefusedReleaseAbsent               *)
 (* ResultOf, except that a refused release returns AlreadyAbsent (and so   *)
 (* Deliver ends the handle RELEASED, as for a reply 0).                    *)
 RefusedReleaseAbsent(a, l) ==
@@ -112,7 +112,7 @@ RefusedReleaseAbsent(a, l) ==
               [] r.status = 0 -> "AlreadyAbsent"
               [] OTHER        -> "NotOwner"
 
-(* BREAK StaleReplyChangesNoHandle: DeliverRenew <- StaleRenewDelivered     *)
+(* BREAK StaleReplyChangesNoHandle: DeliverRenew <- StaleRenewDelivered    *)
 (* A renew's reply is applied to the attempt's handle even when a newer    *)
 (* handle replaced the one that sent it.                                   *)
 StaleRenewDelivered(a, l) ==

@@ -7,25 +7,25 @@
 (*                                                                         *)
 (* One resource loses nothing: the adapter keeps a handle, its ledger of   *)
 (* requests in flight and its identity per pair (attempt, lease key), so   *)
-(* one attempt used for two resources is two independent copies of this   *)
+(* one attempt used for two resources is two independent copies of this    *)
 (* module (the scripts of one key never read another key).  Attempt here   *)
 (* stands for that pair.                                                   *)
 (*                                                                         *)
 (* What is modelled:                                                       *)
-(*  - a discrete server clock `now` with Redis's key expiry (a key is     *)
+(*  - a discrete server clock `now` with Redis's key expiry (a key is      *)
 (*    gone once now > expiry: at now = expiry it is still there with PTTL  *)
 (*    0, which the client treats as no budget left);                       *)
 (*  - the four Lua scripts acquire.lua, renew.lua, release.lua, inspect.lua *)
 (*    as atomic server actions;                                            *)
 (*  - each client call as send -> (apply | refuse) -> (reply | lost reply) *)
-(*    -> outcome, where the client may give up (Indeterminate) and the    *)
+(*    -> outcome, where the client may give up (Indeterminate) and the     *)
 (*    request may still be applied afterwards (a delayed request);         *)
 (*  - several client threads (Lane) using one attempt at once: the         *)
 (*    watchdog renews while the application replays the attempt or         *)
 (*    releases the handle.  A renew and a release of one handle are        *)
 (*    serialized by its lock (RedisLeaseHandle.requests); a tryAcquire is  *)
 (*    not, so a replay may overlap them in every interleaving;             *)
-(*  - the client's handle: stored state, local deadline on the client's   *)
+(*  - the client's handle: stored state, local deadline on the client's    *)
 (*    monotonic clock measured from before the send, fencing token, and    *)
 (*    the per-attempt ledger (AttemptLedger): the renew TTLs and releases  *)
 (*    in flight, and those left ambiguous;                                 *)
@@ -42,7 +42,7 @@
 (* and each MC<Defect>.tla shows a counterexample by overriding, in its    *)
 (* .cfg, one or two of the operators below that a defective adapter gets   *)
 (* wrong, with a version defined in its module or in Breakers.tla, whose   *)
-(* defects also show that each property of a passing configuration can    *)
+(* defects also show that each property of a passing configuration can     *)
 (* fail there.                                                             *)
 (*                                                                         *)
 (* What is omitted: liveness (only safety properties are stated), the      *)
@@ -155,7 +155,7 @@ VARIABLES
     ambiguousRenewCap, \* The smallest TTL of a's ambiguous renews (AttemptLedger.ambiguousRenewCapMs; NoPending = none).
     ambiguousRelease,  \* An ambiguous release of a may still delete its lease (AttemptLedger.ambiguousRelease).
     seen,              \* Ghost: seen[a] is the terminal state that was last reported to the caller of a's handle, or "NONE".
-    acquireUnsure,     \* Ghost: an acquire of a ended Indeterminate, so a's caller was told a's key may exist with no handle.
+    acquireUnsure,     \* Ghost: a's caller was told a's key may exist with no handle (an acquire ended Indeterminate since the last answered one, or one is still delayed).
     delayed,           \* The requests whose client gave up but that may still reach the server.
     storeHigh,         \* The fenced effect store: the highest token it accepted (0 at first).
     storeLast,         \* Ghost: the grant id behind the last write the store accepted.
@@ -173,9 +173,9 @@ storeVars == <<storeHigh, storeLast, storeMax>>                                 
 cnow == now - lag      \* The client's monotonic clock (System.nanoTime in Java).
 
 (***************************************************************************)
-(* The handle's own request in flight.  A renew and a release of one      *)
-(* handle hold its lock, so at most one lane has one (a stale request of  *)
-(* a replaced handle does not hold the new handle's lock).                *)
+(* The handle's own request in flight.  A renew and a release of one       *)
+(* handle hold its lock, so at most one lane has one (a stale request of   *)
+(* a replaced handle does not hold the new handle's lock).                 *)
 (***************************************************************************)
 OwnCall(a, l) == call[a][l].kind \in {"renew", "release"} /\ ~call[a][l].stale
                                      \* The call on a's lane l is the handle's own renew or release.
@@ -221,9 +221,9 @@ ReleaseMayDelete(a, l) == call[a][l].releaseSeen \/ ambiguousRelease[a] \/ Relea
 (* handle's renew(ttl) is in flight the deadline is                        *)
 (* min(dl, start + ttl - drift) (RedisLeaseHandle.Belief.validUntil).      *)
 (***************************************************************************)
-(* (The lock leaves at most one such renew; taking the least of their     *)
-(* ends names no lane, so the definition holds without the lock and       *)
-(* respects the lanes' symmetry.)                                         *)
+(* (The lock leaves at most one such renew; taking the least of their      *)
+(* ends names no lane, so the definition holds without the lock and        *)
+(* respects the lanes' symmetry.)                                          *)
 OwnRenewEnds(a) == {call[a][l].start + call[a][l].ttl - Drift :
                        l \in {m \in Lane : OwnCall(a, m) /\ call[a][m].kind = "renew"}}
 Deadline(a) == IF OwnRenewEnds(a) = {} THEN dl[a]
@@ -248,7 +248,7 @@ StoredState(a) == IF hs[a] \in Live /\ cnow >= Deadline(a) THEN "LOST" ELSE hs[a
 (***************************************************************************)
 (* Server s at time t: Redis forgets a key once its clock is past the      *)
 (* key's expiry (expire.c: now > when), so during its last tick the key is *)
-(* still there with PTTL 0.  The fencing counter has no TTL.              *)
+(* still there with PTTL 0.  The fencing counter has no TTL.               *)
 (***************************************************************************)
 Expired(s, t) == IF s.holder # None /\ t > s.expiry THEN [Empty EXCEPT !.fence = s.fence] ELSE s
 
@@ -256,7 +256,7 @@ Request == [a : Attempt, kind : Kinds, ttl : Nat]   \* A request in flight: no r
 
 (* Call c once its reply can no longer arrive (lost) or is a refusal, or   *)
 (* once its handle was replaced (stale): its reply contents and its        *)
-(* window are never read again, so they are reset, which keeps the state  *)
+(* window are never read again, so they are reset, which keeps the state   *)
 (* space small and changes no behaviour.  The kind, TTL and start stay:    *)
 (* Timeout and the handle's in-flight deadline still read them.            *)
 Forgotten(c, ph) == [c EXCEPT !.phase = ph, !.cap = NoPending, !.releaseSeen = FALSE,
@@ -294,7 +294,7 @@ TypeOK ==
     /\ storeHigh \in Nat /\ storeLast \in Nat /\ storeMax \in Nat
     /\ grants \in Nat /\ calls \in Nat
 
-(* No key, no counter, no handle, no call.                                *)
+(* No key, no counter, no handle, no call.                                 *)
 Init ==
     /\ now = 0 /\ lag = 0
     /\ srv = Empty /\ replica = Empty
@@ -318,7 +318,7 @@ Init ==
 (* returns <<new server state, reply>>; they are atomic (one EVALSHA).     *)
 (***************************************************************************)
 
-(* Whether the key's value h is "the same value" as attempt a: the        *)
+(* Whether the key's value h is "the same value" as attempt a: the         *)
 (* scripts compare the whole ownerToken:operationId (GET key == ARGV[1] in *)
 (* acquire.lua, renew.lua and release.lua).                                *)
 SameValue(h, a) == h = a
@@ -336,7 +336,7 @@ NextToken(s) == IF Durability = "ClockFloor"
                 THEN Max(s.fence + 1, now * TokensPerTick)
                 ELSE s.fence + 1
 
-(* acquire.lua: absent -> SET value PX ttl and issue a token (status 1,   *)
+(* acquire.lua: absent -> SET value PX ttl and issue a token (status 1,    *)
 (* with no PTTL: the key lives the TTL the request asked for);             *)
 (* same value -> status 2 with the current PTTL and token, no extension;   *)
 (* other value -> status 0 with PTTL and whether the owner token is shared. *)
@@ -394,24 +394,29 @@ GrantsAfter(k, r) == IF k = "acquire" /\ r.status = 1 THEN grants + 1 ELSE grant
 (* ambiguousRelease) outlives its handles: a replay after RELEASED or LOST *)
 (* opens a new handle that a delayed request of the old one may still      *)
 (* shorten or delete.                                                      *)
-Handle(a, st, d, tk, g, sn, fr) ==
+Handle(a, st, d, tk, g, sn, fr, un) ==
     /\ hs' = [hs EXCEPT ![a] = st]
     /\ hfrom' = [hfrom EXCEPT ![a] = fr]
     /\ dl' = [dl EXCEPT ![a] = IF st \in Terminal THEN 0 ELSE d]
     /\ tok' = [tok EXCEPT ![a] = tk]
     /\ hgrant' = [hgrant EXCEPT ![a] = g]
     /\ seen' = [seen EXCEPT ![a] = IF st \in Terminal THEN st ELSE sn]
-    /\ UNCHANGED <<ambiguousRenewCap, ambiguousRelease, acquireUnsure>>
+    /\ acquireUnsure' = [acquireUnsure EXCEPT ![a] = un]
+    /\ UNCHANGED <<ambiguousRenewCap, ambiguousRelease>>
 
-SetHandle(a, st, d, tk, g) == Handle(a, st, d, tk, g, seen[a], hfrom[a])   \* the same handle
-NewHandle(a, st, d, tk, g, fr) == Handle(a, st, d, tk, g, "NONE", fr)      \* a handle replacing a's old one
+(* Whether a's caller is still unsure of a key of a once an acquire of a   *)
+(* was answered: only while a delayed acquire of a may still run.          *)
+StillUnsure(a) == TrackUnsure /\ \E m \in delayed : m.a = a /\ m.kind = "acquire"
+
+SetHandle(a, st, d, tk, g) == Handle(a, st, d, tk, g, seen[a], hfrom[a], acquireUnsure[a])   \* the same handle
+NewHandle(a, st, d, tk, g, fr) == Handle(a, st, d, tk, g, "NONE", fr, StillUnsure(a))      \* a handle replacing a's old one
 
 (***************************************************************************)
 (* We now define the client's calls.  A call starts with a send on a lane, *)
-(* measured from start = the client's clock before the send.  The send    *)
+(* measured from start = the client's clock before the send.  The send     *)
 (* opens the call's flight window (AttemptLedger.beginAcquire/beginRenew)  *)
-(* with the renews and releases of the attempt in flight now, and widens  *)
-(* the window of every other call of the attempt in flight.               *)
+(* with the renews and releases of the attempt in flight now, and widens   *)
+(* the window of every other call of the attempt in flight.                *)
 (***************************************************************************)
 (* The call that a send of kind k with TTL t on a's lane l opens, with the *)
 (* window AttemptLedger.beginAcquire/beginRenew opens: the renews and      *)
@@ -442,7 +447,7 @@ Send(a, l, k, t) ==
                                                    ELSE Widened(call[a][m], k, t)]]
     /\ calls' = calls + 1
 
-(* A TTL the client sends: TTL <= drift is rejected before any I/O        *)
+(* A TTL the client sends: TTL <= drift is rejected before any I/O         *)
 (* (RedisLeaseConfig.ttlMillis throws; a stuttering step).  A call sent    *)
 (* with such a TTL would return Rejected (ResultOf).                       *)
 TtlOk(t) == t > Drift
@@ -499,7 +504,7 @@ Release(a, l) ==
 (* compare the Java result with InspectReply(a).                           *)
 Inspect(a) == UNCHANGED vars
 
-(* RedisLeaseHandle.state() on local expiry: its caller is told LOST      *)
+(* RedisLeaseHandle.state() on local expiry: its caller is told LOST       *)
 (* (seen), and the handle stores what local expiry leaves, StoredState(a): *)
 (* LOST, which is terminal.  (A live handle's caller was never told LOST,  *)
 (* so the second conjunct only keeps a handle that stores nothing from     *)
@@ -507,7 +512,7 @@ Inspect(a) == UNCHANGED vars
 State(a) ==
     /\ hs[a] \in Live /\ cnow >= Deadline(a)
     /\ seen[a] # "LOST"
-    /\ Handle(a, StoredState(a), dl[a], tok[a], hgrant[a], "LOST", hfrom[a])
+    /\ Handle(a, StoredState(a), dl[a], tok[a], hgrant[a], "LOST", hfrom[a], acquireUnsure[a])
     /\ UNCHANGED <<now, lag, srv, replica, call, sent, delayed, storeVars, grants, calls>>
 
 -----------------------------------------------------------------------------
@@ -579,8 +584,8 @@ ReleaseUnanswered(a, l) ==
 (* the write): the outcome is Indeterminate.  If the request had not run   *)
 (* yet, it may still run later (Delay).  An acquire changes no handle; its *)
 (* caller now knows that the attempt's key may exist with no handle of it  *)
-(* (acquireUnsure, never reset: the request may still run, as the ledger  *)
-(* keeps an ambiguous renew or release).                                   *)
+(* (acquireUnsure), until a later acquire is answered with a handle and    *)
+(* no delayed acquire of the attempt may still run.                        *)
 Timeout(a, l) ==
     LET c == call[a][l] IN
     /\ \/ c.phase = "lost"
@@ -605,13 +610,13 @@ Timeout(a, l) ==
 (***************************************************************************)
 
 (* The handle state for a new local deadline d: ACTIVE only if it is still *)
-(* in the future and no release may have deleted the lease                *)
+(* in the future and no release may have deleted the lease                 *)
 (* (RedisLeaseHandle.granted, then Belief.expire).                         *)
 Fresh(a, l, d) == IF d <= cnow THEN "LOST"
                   ELSE IF ReleaseMayDelete(a, l) THEN "UNKNOWN"
                   ELSE "ACTIVE"
 
-(* What the server's reply says is left of the lease: a replay (status 2) *)
+(* What the server's reply says is left of the lease: a replay (status 2)  *)
 (* gets min(request TTL, reply PTTL), a grant or a renew the request TTL,  *)
 (* which their replies do not repeat (serverMs and ttlMs in                *)
 (* RedisLeaseAdapter.tryAcquire, ttlMs in RedisLeaseHandle.renewed).       *)
@@ -688,7 +693,7 @@ DeliverAcquire(a, l) ==
             /\ UNCHANGED handleVars
       [] Absorbs(a, l) ->
             /\ call' = [call EXCEPT ![a][l] = NoCall]
-            /\ Handle(a, Fresh(a, l, d), d, r.token, r.grant, seen[a], r.holder)
+            /\ Handle(a, Fresh(a, l, d), d, r.token, r.grant, seen[a], r.holder, StillUnsure(a))
       [] OTHER ->
             /\ call' = [call EXCEPT ![a] = [m \in Lane |->
                           IF m = l THEN NoCall
@@ -722,15 +727,15 @@ DeliverRelease(a, l) ==
 
 (* With ReplicaAck, a token is reported only after WAIT saw the replica    *)
 (* take it: the reply of a grant (status 1) or a replay (status 2, whose   *)
-(* grant may have come from a delayed request) waits until the replica's  *)
+(* grant may have come from a delayed request) waits until the replica's   *)
 (* counter reached the token.                                              *)
 Acked(a, l) == \/ Durability # "ReplicaAck"
                \/ call[a][l].kind # "acquire" \/ call[a][l].reply.status \notin {1, 2}
                \/ replica.fence >= call[a][l].reply.token
 
-(* The reply reaches the client: RedisLeaseAdapter.tryAcquire,            *)
-(* RedisLeaseHandle.renew or RedisLeaseHandle.release returns             *)
-(* ResultOf(a, l).  A refusal (Overloaded) and the exception for a TTL    *)
+(* The reply reaches the client: RedisLeaseAdapter.tryAcquire,             *)
+(* RedisLeaseHandle.renew or RedisLeaseHandle.release returns              *)
+(* ResultOf(a, l).  A refusal (Overloaded) and the exception for a TTL     *)
 (* <= drift that was sent anyway (Rejected) change no handle.              *)
 Deliver(a, l) ==
     /\ call[a][l].phase \in {"replied", "refused"}
@@ -821,7 +826,7 @@ Spec == Init /\ [][Next]_vars   \* The protocol: every behaviour starts in Init 
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
-(* The invariants of the contract (docs/contract.md), one broken part per *)
+(* The invariants of the contract (docs/contract.md), one broken part per  *)
 (* name so that TLC                                                        *)
 (* names what broke.  The state predicates are checked as INVARIANTs; the  *)
 (* ones that speak about one step (an outcome and the state right after    *)
@@ -892,7 +897,7 @@ FencedEffects == storeLast = storeMax
 (* 9. A call that returns Unavailable, Overloaded or a "rejected before    *)
 (* any I/O" exception did not change the server: it returns so only for a  *)
 (* request the server refused, and a refusal leaves the server (srv, the   *)
-(* grants made, the requests still to run) as it was.                     *)
+(* grants made, the requests still to run) as it was.                      *)
 CertaintyIsHonest ==
     [][\A a \in Attempt, l \in Lane :
           /\ Delivered(a, l) /\ ResultOf(a, l) \in {"Unavailable", "Overloaded", "Rejected"}
@@ -935,17 +940,17 @@ LossIsReported ==
           => Observed(a)' # "ACTIVE"]_vars
 
 (* 14. No key of an attempt is left on the server behind its caller's      *)
-(* back: while the key holds a's value and a has no handle or its handle  *)
+(* back: while the key holds a's value and a has no handle or its handle   *)
 (* says RELEASED, an acquire of a is still awaiting its outcome or one     *)
-(* ended Indeterminate (its caller was told the key may exist).  Such a    *)
-(* key lives at most the TTL its request asked for, from when it ran.  A   *)
-(* LOST handle is left out: local expiry ends it up to Drift ticks and a   *)
-(* request's flight before the server does (ValidityWithinServerLease).   *)
+(* ended Indeterminate and none answered since (its caller was told the    *)
+(* key may exist).  A LOST handle is left out: local expiry ends it up to  *)
+(* Drift ticks and a request's flight before the server does               *)
+(* (ValidityWithinServerLease).                                            *)
 NoLeaseLeftBehind ==
     \A a \in Attempt : srv.holder = a /\ hs[a] \in {"NONE", "RELEASED"}
         => acquireUnsure[a] \/ \E l \in Lane : call[a][l].kind = "acquire"
 
-(* 15. A reply to a request of a handle that a newer handle of the same   *)
+(* 15. A reply to a request of a handle that a newer handle of the same    *)
 (* attempt replaced (stale), or giving up on one, changes no handle: the   *)
 (* handle's state, deadline, token, grant, origin and what its caller was  *)
 (* told stay; only the ledger still counts the request.                    *)

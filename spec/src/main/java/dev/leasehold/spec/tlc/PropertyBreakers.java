@@ -26,6 +26,8 @@ public final class PropertyBreakers {
   private static final Pattern BREAK = Pattern.compile(
       "BREAK\\s+(\\w+)(?:\\s+IN\\s+([\\w, ]+?))?\\s*:\\s*(\\w+\\s*<-\\s*\\w+(?:\\s*,\\s*\\w+\\s*<-\\s*\\w+)*)");
 
+  private static final Pattern SECTION = Pattern.compile("(?:INVARIANTS?|PROPERTY|PROPERTIES)\\b(.*)");
+
   private PropertyBreakers() {}
 
   /**
@@ -68,7 +70,9 @@ public final class PropertyBreakers {
   /**
    * The configuration {@code cfg} (the text of {@code <config>.cfg}) with only {@code property}
    * checked, under the keyword that lists it there, with the breaker's overrides and expecting the
-   * property to fail.
+   * property to fail. Every other section (the constants, INIT, NEXT, CONSTRAINT, SYMMETRY...) is
+   * kept as it is; an INVARIANT or PROPERTY section ends at the next line that is not indented, as
+   * in {@link PropertyNames#listedNames}.
    */
   public static String derivedCfg(String cfg, String property, Breaker breaker) {
     List<String> lines = cfg.lines().toList();
@@ -79,16 +83,22 @@ public final class PropertyBreakers {
     String section = null;
     for (String line : lines.subList(2, lines.size())) {
       String t = line.trim();
-      if (t.startsWith("INVARIANT") || t.startsWith("PROPERTY")) {
-        section = t.split("\\s+")[0];
+      Matcher keywordLine = SECTION.matcher(t);
+      if (keywordLine.matches()) {
+        section = t.startsWith("INVARIANT") ? "INVARIANT" : "PROPERTY";
+        String inline = keywordLine.group(1).trim();
+        if (inline.equals(property)) {
+          keyword = section;
+        }
         continue;
       }
-      if (section != null) {
+      if (section != null && (line.startsWith(" ") || t.isEmpty())) {
         if (t.equals(property)) {
           keyword = section;
         }
         continue;
       }
+      section = null;
       if (t.startsWith("INIT")) {
         breaker.overrides().forEach(o -> b.append("    ").append(o).append('\n'));
       }

@@ -39,14 +39,18 @@ public final class Tlc {
    * @param options extra TLC options, e.g. {@code -tool}, {@code -workers auto}, {@code -deadlock}
    */
   public static Run check(Path dir, String module, List<String> options, Path outputFile, Duration timeout) {
-    List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-XX:+UseParallelGC", "-cp", jar(), "tlc2.TLC"));
-    cmd.addAll(options);
     Path metadir = outputFile.resolveSibling(module + "-states-" + System.nanoTime());
+    // TLC extracts its standard modules (Naturals.tla, ...) into java.io.tmpdir: two runs at once
+    // sharing one directory may parse a file the other is still writing.
+    List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-XX:+UseParallelGC",
+        "-Djava.io.tmpdir=" + metadir.resolve("tmp"), "-cp", jar(), "tlc2.TLC"));
+    cmd.addAll(options);
     cmd.addAll(List.of("-metadir", metadir.toString(), "-config", module + ".cfg", module));
+    Process p = null;
     try {
-      Files.createDirectories(outputFile.toAbsolutePath().getParent());
+      Files.createDirectories(metadir.resolve("tmp"));
       long start = System.nanoTime();
-      Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+      p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
           .redirectOutput(outputFile.toFile()).start();
       boolean done = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
       if (!done) {
@@ -57,6 +61,10 @@ public final class Tlc {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
+      // Cancelled (another check of the same run failed): the forked TLC must not outlive us.
+      if (p != null) {
+        p.destroyForcibly();
+      }
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while TLC ran " + module, e);
     }

@@ -70,4 +70,24 @@ class PropertyBreakersUnitTests {
     assertTrue(PropertyBreakers.derivedCfg(CFG, "NoInheritance", b).endsWith("INVARIANT\n    NoInheritance\n"));
     assertThrows(IllegalArgumentException.class, () -> PropertyBreakers.derivedCfg(CFG, "MutualExclusion", b));
   }
+
+  @Test
+  void sectionsAfterThePropertiesAndInlinePropertiesAreKept() {
+    String cfg = """
+        \\* A configuration.
+        \\* Expected: PASS
+        CONSTANTS
+            a1 = a1
+        INIT Init
+        INVARIANT TypeOK
+        PROPERTIES
+            CertaintyIsHonest
+        CONSTRAINT StateConstraint
+        """;
+    PropertyBreakers.Breaker b = new PropertyBreakers.Breaker("TypeOK", Set.of(), List.of("Refuse <- RefuseAfterRunning"));
+    String derived = PropertyBreakers.derivedCfg(cfg, "TypeOK", b);
+    assertTrue(derived.contains("CONSTRAINT StateConstraint\n"), derived);
+    assertTrue(derived.endsWith("INVARIANT\n    TypeOK\n"), derived);
+    assertTrue(PropertyBreakers.derivedCfg(cfg, "CertaintyIsHonest", b).endsWith("PROPERTY\n    CertaintyIsHonest\n"));
+  }
 }
