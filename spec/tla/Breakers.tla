@@ -89,28 +89,10 @@ SilentUnansweredRenew(a, l) ==
     /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
     /\ UNCHANGED <<hs, tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
 
-(* BREAK NoLeaseLeftBehind: ResultOf <- RefusedReleaseAbsent               *)
-(* ResultOf, except that a refused release returns AlreadyAbsent (and so   *)
-(* Deliver ends the handle RELEASED, as for a reply 0).                    *)
-RefusedReleaseAbsent(a, l) ==
-    LET c == call[a][l]
-        r == c.reply IN
-    CASE c.phase = "refused" /\ c.kind = "release" -> "AlreadyAbsent"
-      [] c.phase = "refused" -> "Overloaded"
-      [] c.ttl <= Drift /\ c.kind # "release" -> "Rejected"
-      [] c.kind = "acquire" ->
-            CASE r.status = 1 -> "Acquired"
-              [] r.status = 2 -> "ReplayedSameOperation"
-              [] r.same       -> "OwnerOperationConflict"
-              [] OTHER        -> "Contended"
-      [] c.kind = "renew" ->
-            CASE c.stale      -> "Lost"
-              [] r.status = 1 -> RenewReply(a, l).outcome
-              [] OTHER        -> "Lost"
-      [] c.kind = "release" ->
-            CASE r.status = 1 -> "Released"
-              [] r.status = 0 -> "AlreadyAbsent"
-              [] OTHER        -> "NotOwner"
+(* BREAK NoLeaseLeftBehind: RefusedOutcome <- RefusedReleaseAbsent         *)
+(* A refused release returns AlreadyAbsent (and so Deliver ends the handle *)
+(* RELEASED, as for a reply 0).                                            *)
+RefusedReleaseAbsent(a, l) == IF call[a][l].kind = "release" THEN "AlreadyAbsent" ELSE "Overloaded"
 
 (* BREAK StaleReplyChangesNoHandle: DeliverRenew <- StaleRenewDelivered    *)
 (* A renew's reply is applied to the attempt's handle even when a newer    *)

@@ -660,12 +660,16 @@ RenewReply(a, l) ==
                    [] st = "UNKNOWN" -> "Indeterminate"
                    [] OTHER          -> "Lost"]
 
+(* What a call the server refused before running it returns: Overloaded   *)
+(* (LettuceFailures: BUSY, LOADING, ...), whatever its kind.               *)
+RefusedOutcome(a, l) == "Overloaded"
+
 (* The outcome the call on a's lane l returns when its reply (or refusal)  *)
 (* is delivered now: the names of the Java outcome records.                *)
 ResultOf(a, l) ==
     LET c == call[a][l]
         r == c.reply IN
-    CASE c.phase = "refused" -> "Overloaded"
+    CASE c.phase = "refused" -> RefusedOutcome(a, l)
       [] c.ttl <= Drift /\ c.kind # "release" -> "Rejected"   \* only if TtlOk let it be sent
       [] c.kind = "acquire" ->
             CASE r.status = 1 -> "Acquired"
