@@ -6,8 +6,10 @@
 (* lists: with only that property, and with the overrides a BREAK line     *)
 (* below names for it (a line with IN applies only to those                *)
 (* configurations, one without to every other); TLC must report the        *)
-(* property violated.  A property listed with no BREAK line for its        *)
-(* configuration fails the build: a check that cannot fail is not listed.  *)
+(* property violated, first with one thread (unless the line says WITH    *)
+(* TWO THREADS), then with all of the configuration's.  A property listed  *)
+(* with no BREAK line for its configuration fails the build: a check that  *)
+(* cannot fail is not listed.                                              *)
 (* The defect configurations (MC<Defect>.tla) use these operators too.     *)
 (***************************************************************************)
 EXTENDS Lease
@@ -94,7 +96,7 @@ SilentUnansweredRenew(a, l) ==
 (* RELEASED, as for a reply 0).                                            *)
 RefusedReleaseAbsent(a, l) == IF call[a][l].kind = "release" THEN "AlreadyAbsent" ELSE "Overloaded"
 
-(* BREAK StaleReplyChangesNoHandle: DeliverRenew <- StaleRenewDelivered    *)
+\* BREAK StaleReplyChangesNoHandle WITH TWO THREADS: DeliverRenew <- StaleRenewDelivered
 (* A renew's reply is applied to the attempt's handle even when a newer    *)
 (* handle replaced the one that sent it.                                   *)
 StaleRenewDelivered(a, l) ==

@@ -1,11 +1,11 @@
 -------------------------- MODULE DeepLeaseFencing --------------------------
 (***************************************************************************)
-(* Opt-in, deeper MCLeaseFencing: two threads on each of two operations of *)
-(* one owner, with paused clients, lost replies, failover and restart,     *)
-(* 4 calls and 6 ticks: a renew beside a replay across a failover or a     *)
-(* restart.  Too large to finish on one machine in minutes: the build      *)
-(* samples it in TLC's simulation mode, and TLC's distributed mode checks  *)
-(* it exhaustively on more machines (spec/README.md).                      *)
+(* Opt-in, deeper MCLeaseFencing: lost replies too, and 4 calls, so that a *)
+(* stale request of a replaced handle runs beside the new handle's own,    *)
+(* across a failover or a restart.  Too large to finish on one machine in  *)
+(* minutes: the build samples it in TLC's simulation mode, and TLC's       *)
+(* distributed mode checks it exhaustively on more machines                *)
+(* (spec/README.md).                                                       *)
 (*                                                                         *)
 (* Expected: PASS                                                          *)
 (***************************************************************************)
@@ -17,5 +17,4 @@ MCTtl == {3, 4}                                             \* The TTLs a caller
 MCFaults == {"LoseReply", "Pause", "Failover", "Restart"}   \* The faults that may happen.
 MCDurability == "ClockFloor"                                \* Tokens floored by the server clock.
 MCMaxCalls == 4                                             \* One call more than MCLeaseFencing.
-DeepMaxTime == 6                                            \* Two ticks more than MaxTime.
 =============================================================================

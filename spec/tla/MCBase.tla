@@ -22,33 +22,76 @@ MCOwnerOf == (a1 :> o1 @@ a2 :> o1 @@ a3 :> o2)   \* a1, a2 share o1; a3 is o2's
 MCDrift == 1                                       \* The drift budget: one tick.
 
 (***************************************************************************)
-(* The checking bounds.  Time and grants are bounded, and so are the       *)
-(* delayed requests and the calls sent in all.  The calls in flight at     *)
-(* once belong to one attempt: attempts share no client state and a script *)
-(* runs atomically, so calls of two attempts in flight at once add only    *)
-(* interleavings of their sends and replies, and the races between         *)
-(* attempts (a delayed request against a later call, expiry during a call) *)
-(* remain.  What this hides: two attempts' calls in flight across one      *)
-(* tick, one failover dropping the replies of two attempts, and            *)
+(* The checking bounds.  Grants are bounded, and so are the delayed        *)
+(* requests and the calls sent in all (time is not: see MCView).  The      *)
+(* calls in flight at once belong to one attempt: attempts share no client *)
+(* state and a script runs atomically, so calls of two attempts in flight  *)
+(* at once add only interleavings of their sends and replies, and the      *)
+(* races between attempts (a delayed request against a later call, expiry  *)
+(* during a call) remain.  What this hides: two attempts' calls in flight  *)
+(* across one tick, one failover dropping the replies of two attempts, and *)
 (* (ReplicaAck) a WAIT answered by another attempt's replicated counter.   *)
 (* So at most one call per thread is in flight.  Two calls of one attempt  *)
 (* in flight reach a renew or release against a replay with 3 calls, and a *)
-(* stale request against the new handle's own with 4 (DeepLeaseThreads);  *)
-(* a delayed request adds one more request that may still run.             *)
+(* stale request against the new handle's own with 4 (DeepLeaseThreads); a *)
+(* delayed request adds one more request that may still run.               *)
 (***************************************************************************)
-MaxTime == 4      \* Bound of the server clock.
 MaxGrants == 2    \* Bound of the grants made in all.
 MaxDelayed == 1   \* Bound of the delayed requests at once.
 
 (* The calls awaiting their reply, as <<attempt, lane>> pairs.             *)
 InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
 
-(* Keeps the state space finite and small (TLC's CONSTRAINT).              *)
+(* Keeps the state space finite and small (TLC's CONSTRAINT).  Time is not *)
+(* bounded: the VIEW below keeps it relative, which leaves finitely many   *)
+(* views however long a behaviour runs.                                    *)
 StateConstraint ==
-    /\ now <= MaxTime /\ grants <= MaxGrants
+    /\ grants <= MaxGrants
     /\ \A p, q \in InFlight : p[1] = q[1]
     /\ Cardinality(delayed) <= MaxDelayed
     /\ calls <= MaxCalls
+
+(***************************************************************************)
+(* The view (TLC's VIEW): what TLC compares to tell two states apart.      *)
+(* Lease.tla reads the clocks only as differences (an expiry less now, a   *)
+(* deadline or a start less the client's clock cnow), except ClockFloor's  *)
+(* floor now * TokensPerTick, so a state and the same state with every     *)
+(* clock shifted have the same futures, shifted; the view keeps one.  It   *)
+(*  - shifts server times by now and client times by cnow;                 *)
+(*  - cuts a live handle's deadline at cnow, and a call's start s (TTL t)  *)
+(*    at cnow - t + Drift: before that, every deadline they give is spent; *)
+(*  - with ClockFloor tokens, keeps a token of the current tick relative   *)
+(*    to the floor, and ranks the tokens of earlier ticks (-1 for the      *)
+(*    highest), which are only compared with each other from then on;      *)
+(*  - shows a handle as StoredState leaves it (local expiry applied), as   *)
+(*    State(a) would store it.                                             *)
+(* So time needs no bound.  Why no property sees a difference between two  *)
+(* states with one view: spec/README.md.                                   *)
+(***************************************************************************)
+Floor == now * TokensPerTick                               \* ClockFloor's floor now.
+RankedTokens == TrackTokens /\ Durability = "ClockFloor"   \* Whether tokens are read against the floor.
+TokensHeld == {srv.fence, replica.fence, storeHigh} \cup {tok[a] : a \in Attempt}
+              \cup {call[a][l].reply.token : a \in Attempt, l \in Lane}
+                                                         \* Every token value the state holds.
+TokenView(x) == IF ~RankedTokens \/ x >= Floor THEN x - (IF RankedTokens THEN Floor ELSE 0)
+                ELSE -Cardinality({y \in TokensHeld : y < Floor /\ y >= x})
+                                                         \* Token x, relative to the floor or ranked.
+ServerView(s) == [s EXCEPT !.expiry = IF s.holder = None THEN 0 ELSE s.expiry - now,
+                           !.fence = TokenView(s.fence)]   \* Server s, relative to now.
+CallView(c) == [c EXCEPT !.start = IF c.kind \in {"acquire", "renew"}
+                                   THEN Max(c.start - cnow, Drift - c.ttl) ELSE c.start,
+                         !.reply.token = TokenView(c.reply.token)]   \* Call c, relative to cnow.
+StateView(a) == StoredState(a)                           \* a's handle as State(a) stores it.
+SeenView(a) == IF StoredState(a) # hs[a] THEN StoredState(a) ELSE seen[a]
+                                                         \* What a's caller was told, as State(a) leaves it.
+DeadlineView(a) == IF StateView(a) \in Live THEN Max(dl[a] - cnow, 0) ELSE 0   \* a's deadline, relative to cnow.
+MCView == <<lag, ServerView(srv), ServerView(replica),
+            [a \in Attempt |-> [l \in Lane |-> CallView(call[a][l])]],
+            sent, [a \in Attempt |-> StateView(a)], [a \in Attempt |-> DeadlineView(a)],
+            [a \in Attempt |-> TokenView(tok[a])], hgrant, hfrom, ambiguousRenewCap, ambiguousRelease,
+            [a \in Attempt |-> SeenView(a)], acquireUnsure, delayed,
+            TokenView(storeHigh), storeLast, storeMax, grants, calls>>
+                                                         \* Every variable, with times and tokens relative.
 
 (* ClockFloor's scale: more tokens per tick than grants in all, hence more *)
 (* than grants in any one tick, which is what Lease.tla needs.             *)

@@ -77,15 +77,18 @@ public final class ModelCheckReport {
     StringBuilder b = new StringBuilder("## Every property can fail where it is checked\n\n");
     b.append("Each passing configuration is checked again for each property it lists, with only that ")
         .append("property and the defect of `Breakers.tla` that breaks it (its operator overrides); TLC ")
-        .append("must report that property violated. Depth is the length of the counterexample.\n\n");
-    b.append("| config | property | defect | result | depth |\n| --- | --- | --- | --- | ---: |\n");
+        .append("must report that property violated: first with one thread (a violation there is one of the ")
+        .append("configuration, whose other threads may stay idle), then, if none, with all its threads. ")
+        .append("Depth is the length of the counterexample.\n\n");
+    b.append("| config | property | defect | threads | result | depth |\n| --- | --- | --- | --- | --- | ---: |\n");
     for (PropertyBreakers.Check c : checks) {
       String defect = c.breaker().map(x -> "`" + String.join("`, `", x.overrides()) + "`").orElse("**none**");
       String result = c.result() == null ? "not run"
           : (c.result().result().equals("PASS") ? "PASS" : "violates " + c.result().result())
               + (c.ok() ? "" : " **(unexpected)**");
       int depth = c.result() == null ? -1 : c.result().output().depth();
-      b.append(String.format("| %s | %s | %s | %s | %s |%n", c.config(), c.property(), defect, result,
+      String threads = c.result() == null ? "-" : c.oneThread() ? "one" : "all";
+      b.append(String.format("| %s | %s | %s | %s | %s | %s |%n", c.config(), c.property(), defect, threads, result,
           depth < 0 ? "-" : depth));
     }
     return b.append('\n').toString();

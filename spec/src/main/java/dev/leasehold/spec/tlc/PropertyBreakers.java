@@ -19,26 +19,39 @@ import java.util.stream.Stream;
  * Shows that every property a passing configuration lists can fail there: for each one, the
  * configuration is checked again with only that property and with the defect that {@code
  * Breakers.tla} names for it (its {@code BREAK} lines), and TLC must report that property violated.
+ * It is checked first with one thread ({@code Lane}), whose behaviours are those of the
+ * configuration in which the other threads stay idle, so a violation there is one of the
+ * configuration too; only if none shows up there (or the defect needs two), with all its threads.
  *
  * <p>This class is stateless.
  */
 public final class PropertyBreakers {
   private static final Pattern BREAK = Pattern.compile(
-      "BREAK\\s+(\\w+)(?:\\s+IN\\s+([\\w, ]+?))?\\s*:\\s*(\\w+\\s*<-\\s*\\w+(?:\\s*,\\s*\\w+\\s*<-\\s*\\w+)*)");
+      "BREAK\\s+(\\w+)(\\s+WITH\\s+TWO\\s+THREADS)?(?:\\s+IN\\s+([\\w, ]+?))?\\s*:\\s*(\\w+\\s*<-\\s*\\w+(?:\\s*,\\s*\\w+\\s*<-\\s*\\w+)*)");
 
   private static final Pattern SECTION = Pattern.compile("(?:INVARIANTS?|PROPERTY|PROPERTIES)\\b(.*)");
+
+  /** How every configuration binds the threads (MCBase.tla), and how a one-thread check rebinds them. */
+  private static final String LANES = "Lane <- MCLane";
+  private static final String ONE_LANE = "Lane <- OneLane";
 
   private PropertyBreakers() {}
 
   /**
    * A defect that breaks {@code property}: the operator overrides ({@code Op <- Replacement}) to add
    * to a configuration's {@code CONSTANTS}; {@code configs} names the configurations it is meant for,
-   * empty for every configuration that no other line names.
+   * empty for every configuration that no other line names; {@code twoThreads}: it breaks the
+   * property only with two threads (the line says {@code WITH TWO THREADS}), so no check with one is
+   * tried.
    */
-  public record Breaker(String property, Set<String> configs, List<String> overrides) {}
+  public record Breaker(String property, Set<String> configs, List<String> overrides, boolean twoThreads) {}
 
-  /** One property of one passing configuration, the defect that was to break it, and what TLC found. */
-  public record Check(String config, String property, Optional<Breaker> breaker, ModelCheck.Result result) {
+  /**
+   * One property of one passing configuration, the defect that was to break it, and what TLC found
+   * ({@code oneThread}: in the configuration with one thread).
+   */
+  public record Check(String config, String property, Optional<Breaker> breaker, ModelCheck.Result result,
+      boolean oneThread) {
     /** Whether the property was shown to fail in the configuration. */
     public boolean ok() {
       return breaker.isPresent() && result != null && result.ok();
@@ -50,11 +63,11 @@ public final class PropertyBreakers {
     List<Breaker> list = new ArrayList<>();
     Matcher m = BREAK.matcher(breakersModule);
     while (m.find()) {
-      Set<String> configs = m.group(2) == null ? Set.of()
-          : Set.copyOf(Arrays.stream(m.group(2).split(",")).map(String::trim).toList());
-      List<String> overrides = Arrays.stream(m.group(3).split(","))
+      Set<String> configs = m.group(3) == null ? Set.of()
+          : Set.copyOf(Arrays.stream(m.group(3).split(",")).map(String::trim).toList());
+      List<String> overrides = Arrays.stream(m.group(4).split(","))
           .map(o -> o.trim().replaceAll("\\s*<-\\s*", " <- ")).toList();
-      list.add(new Breaker(m.group(1), configs, overrides));
+      list.add(new Breaker(m.group(1), configs, overrides, m.group(2) != null));
     }
     return list;
   }
@@ -72,12 +85,17 @@ public final class PropertyBreakers {
    * checked, under the keyword that lists it there, with the breaker's overrides and expecting the
    * property to fail. Every other section (the constants, INIT, NEXT, CONSTRAINT, SYMMETRY...) is
    * kept as it is; an INVARIANT or PROPERTY section ends at the next line that is not indented, as
-   * in {@link PropertyNames#listedNames}.
+   * in {@link PropertyNames#listedNames}. With {@code oneThread}, the threads are bound to {@code
+   * OneLane} (one of them, which the derived module defines) instead of {@code MCLane}.
    */
-  public static String derivedCfg(String cfg, String property, Breaker breaker) {
+  public static String derivedCfg(String cfg, String property, Breaker breaker, boolean oneThread) {
     List<String> lines = cfg.lines().toList();
+    if (oneThread && lines.stream().noneMatch(l -> l.trim().equals(LANES))) {
+      throw new IllegalArgumentException("the configuration does not bind " + LANES);
+    }
     StringBuilder b = new StringBuilder();
-    b.append("\\* ").append(String.join(", ", breaker.overrides())).append(" breaks ").append(property).append('\n');
+    b.append("\\* ").append(String.join(", ", breaker.overrides())).append(" breaks ").append(property)
+        .append(oneThread ? ", with one thread" : "").append('\n');
     b.append("\\* Expected: FAIL:").append(property).append('\n');
     String keyword = null;
     String section = null;
@@ -102,7 +120,7 @@ public final class PropertyBreakers {
       if (t.startsWith("INIT")) {
         breaker.overrides().forEach(o -> b.append("    ").append(o).append('\n'));
       }
-      b.append(line).append('\n');
+      b.append(oneThread && t.equals(LANES) ? line.replace(LANES, ONE_LANE) : line).append('\n');
     }
     if (keyword == null) {
       throw new IllegalArgumentException(property + " is not listed in the configuration");
@@ -132,15 +150,18 @@ public final class PropertyBreakers {
             continue;
           }
           Optional<Breaker> breaker = find(breakers, property, config);
+          planned.add(new Check(config, property, breaker, null, false));
           if (breaker.isEmpty()) {
-            planned.add(new Check(config, property, breaker, null));
             continue;
           }
-          String module = config + "_" + property;
-          Files.writeString(workDir.resolve(module + ".tla"), "---- MODULE " + module + " ----\n"
-              + "(* Expected: FAIL:" + property + " *)\nEXTENDS " + config + ", Breakers\n====\n");
-          Files.writeString(workDir.resolve(module + ".cfg"), derivedCfg(Files.readString(cfg), property, breaker.get()));
-          planned.add(new Check(config, property, breaker, null));
+          for (boolean oneThread : List.of(true, false)) {
+            String module = module(config, property, oneThread);
+            Files.writeString(workDir.resolve(module + ".tla"), "---- MODULE " + module + " ----\n"
+                + "(* Expected: FAIL:" + property + " *)\nEXTENDS " + config + ", Breakers\n"
+                + "OneLane == {CHOOSE l \\in MCLane : TRUE}\n====\n");
+            Files.writeString(workDir.resolve(module + ".cfg"),
+                derivedCfg(Files.readString(cfg), property, breaker.get(), oneThread));
+          }
         }
       }
       return check(planned, parallel, workDir, outDir);
@@ -149,10 +170,25 @@ public final class PropertyBreakers {
     }
   }
 
+  private static String module(String config, String property, boolean oneThread) {
+    return config + "_" + property + (oneThread ? "_1" : "");
+  }
+
   private static List<Check> check(List<Check> planned, int parallel, Path workDir, Path outDir) {
-    return ModelCheck.inParallel(planned.stream().<Callable<Check>>map(c -> () -> c.breaker().isEmpty() ? c
-        : new Check(c.config(), c.property(), c.breaker(),
-            ModelCheck.check(workDir.resolve(c.config() + "_" + c.property() + ".cfg"), c.property(), "1", outDir)))
-        .toList(), parallel);
+    return ModelCheck.inParallel(planned.stream().<Callable<Check>>map(c -> () -> {
+      if (c.breaker().isEmpty()) {
+        return c;
+      }
+      if (c.breaker().get().twoThreads()) {
+        return check(c, false, workDir, outDir);
+      }
+      Check oneThread = check(c, true, workDir, outDir);
+      return oneThread.ok() ? oneThread : check(c, false, workDir, outDir);
+    }).toList(), parallel);
+  }
+
+  private static Check check(Check c, boolean oneThread, Path workDir, Path outDir) {
+    Path cfg = workDir.resolve(module(c.config(), c.property(), oneThread) + ".cfg");
+    return new Check(c.config(), c.property(), c.breaker(), ModelCheck.check(cfg, c.property(), "1", outDir), oneThread);
   }
 }

@@ -15,6 +15,7 @@ class PropertyBreakersUnitTests {
       (* BREAK NoInheritance: SameValue <- OwnerOnlySameValue                     *)
       (* BREAK FencedEffects IN MCLeaseFencing: NextToken <- CounterOnlyToken     *)
       (* BREAK FencedEffects: Acked <- NoWait, Refuse <- RefuseAfterRunning       *)
+      (* BREAK StaleReplyChangesNoHandle WITH TWO THREADS IN MCLeaseThreads: DeliverRenew <- StaleRenewDelivered *)
       """;
 
   private static final String CFG = """
@@ -36,9 +37,11 @@ class PropertyBreakersUnitTests {
   void breakLinesGiveThePropertyTheConfigurationsAndTheOverrides() {
     List<PropertyBreakers.Breaker> b = PropertyBreakers.parse(MODULE);
     assertEquals(List.of(
-        new PropertyBreakers.Breaker("NoInheritance", Set.of(), List.of("SameValue <- OwnerOnlySameValue")),
-        new PropertyBreakers.Breaker("FencedEffects", Set.of("MCLeaseFencing"), List.of("NextToken <- CounterOnlyToken")),
-        new PropertyBreakers.Breaker("FencedEffects", Set.of(), List.of("Acked <- NoWait", "Refuse <- RefuseAfterRunning"))), b);
+        new PropertyBreakers.Breaker("NoInheritance", Set.of(), List.of("SameValue <- OwnerOnlySameValue"), false),
+        new PropertyBreakers.Breaker("FencedEffects", Set.of("MCLeaseFencing"), List.of("NextToken <- CounterOnlyToken"), false),
+        new PropertyBreakers.Breaker("FencedEffects", Set.of(), List.of("Acked <- NoWait", "Refuse <- RefuseAfterRunning"), false),
+        new PropertyBreakers.Breaker("StaleReplyChangesNoHandle", Set.of("MCLeaseThreads"),
+            List.of("DeliverRenew <- StaleRenewDelivered"), true)), b);
   }
 
   @Test
@@ -53,8 +56,8 @@ class PropertyBreakersUnitTests {
 
   @Test
   void theDerivedConfigurationChecksOnlyThePropertyWithTheOverrides() {
-    PropertyBreakers.Breaker b = new PropertyBreakers.Breaker("CertaintyIsHonest", Set.of(), List.of("Refuse <- RefuseAfterRunning"));
-    String derived = PropertyBreakers.derivedCfg(CFG, "CertaintyIsHonest", b);
+    PropertyBreakers.Breaker b = new PropertyBreakers.Breaker("CertaintyIsHonest", Set.of(), List.of("Refuse <- RefuseAfterRunning"), false);
+    String derived = PropertyBreakers.derivedCfg(CFG, "CertaintyIsHonest", b, false);
     assertEquals("""
         \\* Refuse <- RefuseAfterRunning breaks CertaintyIsHonest
         \\* Expected: FAIL:CertaintyIsHonest
@@ -67,8 +70,8 @@ class PropertyBreakersUnitTests {
         PROPERTY
             CertaintyIsHonest
         """, derived);
-    assertTrue(PropertyBreakers.derivedCfg(CFG, "NoInheritance", b).endsWith("INVARIANT\n    NoInheritance\n"));
-    assertThrows(IllegalArgumentException.class, () -> PropertyBreakers.derivedCfg(CFG, "MutualExclusion", b));
+    assertTrue(PropertyBreakers.derivedCfg(CFG, "NoInheritance", b, false).endsWith("INVARIANT\n    NoInheritance\n"));
+    assertThrows(IllegalArgumentException.class, () -> PropertyBreakers.derivedCfg(CFG, "MutualExclusion", b, false));
   }
 
   @Test
@@ -84,10 +87,32 @@ class PropertyBreakersUnitTests {
             CertaintyIsHonest
         CONSTRAINT StateConstraint
         """;
-    PropertyBreakers.Breaker b = new PropertyBreakers.Breaker("TypeOK", Set.of(), List.of("Refuse <- RefuseAfterRunning"));
-    String derived = PropertyBreakers.derivedCfg(cfg, "TypeOK", b);
+    PropertyBreakers.Breaker b = new PropertyBreakers.Breaker("TypeOK", Set.of(), List.of("Refuse <- RefuseAfterRunning"), false);
+    String derived = PropertyBreakers.derivedCfg(cfg, "TypeOK", b, false);
     assertTrue(derived.contains("CONSTRAINT StateConstraint\n"), derived);
     assertTrue(derived.endsWith("INVARIANT\n    TypeOK\n"), derived);
-    assertTrue(PropertyBreakers.derivedCfg(cfg, "CertaintyIsHonest", b).endsWith("PROPERTY\n    CertaintyIsHonest\n"));
+    assertTrue(PropertyBreakers.derivedCfg(cfg, "CertaintyIsHonest", b, false).endsWith("PROPERTY\n    CertaintyIsHonest\n"));
+  }
+
+  @Test
+  void withOneThreadOnlyTheLanesAreRebound() {
+    String cfg = """
+        \\* A configuration.
+        \\* Expected: PASS
+        CONSTANTS
+            Lane <- MCLane
+            Ttl <- MCTtl
+        INIT Init
+        INVARIANT
+            NoInheritance
+        """;
+    PropertyBreakers.Breaker b = new PropertyBreakers.Breaker("NoInheritance", Set.of(), List.of("SameValue <- OwnerOnlySameValue"), false);
+    String all = PropertyBreakers.derivedCfg(cfg, "NoInheritance", b, false);
+    String one = PropertyBreakers.derivedCfg(cfg, "NoInheritance", b, true);
+    assertTrue(all.contains("    Lane <- MCLane\n"), all);
+    assertEquals(all.lines().skip(1).toList().toString().replace("Lane <- MCLane", "Lane <- OneLane"),
+        one.lines().skip(1).toList().toString());
+    assertTrue(one.startsWith("\\* SameValue <- OwnerOnlySameValue breaks NoInheritance, with one thread\n"), one);
+    assertThrows(IllegalArgumentException.class, () -> PropertyBreakers.derivedCfg(CFG, "NoInheritance", b, true));
   }
 }
