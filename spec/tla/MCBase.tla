@@ -42,11 +42,13 @@ MaxDelayed == 1   \* Bound of the delayed requests at once.
 (* The calls awaiting their reply, as <<attempt, lane>> pairs.             *)
 InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
 
-(* Keeps the state space finite and small (TLC's CONSTRAINT).  Time is not *)
-(* bounded: the VIEW below keeps it relative, which leaves finitely many   *)
-(* views however long a behaviour runs.                                    *)
+(* Keeps the state space finite and small (TLC's CONSTRAINT).  Grants are  *)
+(* bounded only where tokens are tracked (elsewhere they are bounded by    *)
+(* the calls, and the view leaves them out: nothing reads them).  Time is  *)
+(* not bounded: the view below keeps it relative, which leaves finitely   *)
+(* many views however long a behaviour runs.                               *)
 StateConstraint ==
-    /\ grants <= MaxGrants
+    /\ ~TrackTokens \/ grants <= MaxGrants
     /\ \A p, q \in InFlight : p[1] = q[1]
     /\ Cardinality(delayed) <= MaxDelayed
     /\ calls <= MaxCalls
@@ -80,7 +82,8 @@ ServerView(s) == [s EXCEPT !.expiry = IF s.holder = None THEN 0 ELSE s.expiry - 
                            !.fence = TokenView(s.fence)]   \* Server s, relative to now.
 CallView(c) == [c EXCEPT !.start = IF c.kind \in {"acquire", "renew"}
                                    THEN Max(c.start - cnow, Drift - c.ttl) ELSE c.start,
-                         !.reply.token = TokenView(c.reply.token)]   \* Call c, relative to cnow.
+                         !.reply.token = TokenView(c.reply.token),
+                         !.reply.same = FALSE]   \* Call c, relative to cnow, its reply's owner bit dropped.
 StateView(a) == StoredState(a)                           \* a's handle as State(a) stores it.
 SeenView(a) == IF StoredState(a) # hs[a] THEN StoredState(a) ELSE seen[a]
                                                          \* What a's caller was told, as State(a) leaves it.
@@ -90,7 +93,7 @@ MCView == <<lag, ServerView(srv), ServerView(replica),
             sent, [a \in Attempt |-> StateView(a)], [a \in Attempt |-> DeadlineView(a)],
             [a \in Attempt |-> TokenView(tok[a])], hgrant, hfrom, ambiguousRenewCap, ambiguousRelease,
             [a \in Attempt |-> SeenView(a)], acquireUnsure, delayed,
-            TokenView(storeHigh), storeLast, storeMax, grants, calls>>
+            TokenView(storeHigh), storeLast, storeMax, IF TrackTokens THEN grants ELSE 0, calls>>
                                                          \* Every variable, with times and tokens relative.
 
 (* ClockFloor's scale: more tokens per tick than grants in all, hence more *)
@@ -99,10 +102,14 @@ MCTokensPerTick == MaxGrants + 1
 ASSUME TokensPerTick > MaxGrants /\ MaxCalls \in Nat
 
 (* The symmetry (TLC's SYMMETRY).  The threads are interchangeable (any    *)
-(* may renew, replay or release), and so are a1 and a2 when both are       *)
-(* attempts (same owner, and the spec never names an attempt); a3 is not   *)
-(* (another owner).  Swapping both at once is a symmetry too, so the group *)
-(* is the product.  With one thread and at most one of a1, a2 it holds     *)
-(* only the identity.                                                      *)
-MCSymmetry == {p @@ q : p \in Permutations(Attempt \cap {a1, a2}), q \in Permutations(Lane)}
+(* may renew, replay or release), and so are the attempts: the spec never  *)
+(* names one, and reads OwnerOf only for a contended acquire's `same` bit, *)
+(* which picks between two outcome names (OwnerOperationConflict,         *)
+(* Contended) that no action and no property tells apart; the view drops   *)
+(* the bit.  A defect that reads OwnerOf elsewhere (OwnerOnlySameValue)    *)
+(* makes the attempt symmetry unsound there, where it can only hide a      *)
+(* violation: its configuration and its breaker check must still fail,    *)
+(* and do.  Swapping both at once is a symmetry too, so the group is the   *)
+(* product.                                                                *)
+MCSymmetry == {p @@ q : p \in Permutations(Attempt), q \in Permutations(Lane)}
 =============================================================================
