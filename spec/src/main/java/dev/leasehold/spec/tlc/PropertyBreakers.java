@@ -154,7 +154,8 @@ public final class PropertyBreakers {
           if (breaker.isEmpty()) {
             continue;
           }
-          for (boolean oneThread : List.of(true, false)) {
+          // The one-thread check is tried first, unless the defect needs two threads (check below).
+          for (boolean oneThread : breaker.get().twoThreads() ? List.of(false) : List.of(true, false)) {
             String module = module(config, property, oneThread);
             Files.writeString(workDir.resolve(module + ".tla"), "---- MODULE " + module + " ----\n"
                 + "(* Expected: FAIL:" + property + " *)\nEXTENDS " + config + ", Breakers\n"
