@@ -6,7 +6,7 @@
 (* lists: with only that property, and with the overrides a BREAK line     *)
 (* below names for it (a line with IN applies only to those                *)
 (* configurations, one without to every other); TLC must report the        *)
-(* property violated, first with one thread (unless the line says WITH    *)
+(* property violated, first with one thread (unless the line says WITH     *)
 (* TWO THREADS), then with all of the configuration's.  A property listed  *)
 (* with no BREAK line for its configuration fails the build: a check that  *)
 (* cannot fail is not listed.                                              *)

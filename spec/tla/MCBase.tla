@@ -5,7 +5,7 @@
 (* and the symmetry.  Each MC module EXTENDS this one and defines what it  *)
 (* varies: MCAttempt, MCLane, MCTtl, MCFaults, MCDurability and MCMaxCalls *)
 (* (and, to show a defect, the operators its .cfg overrides).  Every .cfg  *)
-(* binds the same names the same way; it differs only in its two comment  *)
+(* binds the same names the same way; it differs only in its two comment   *)
 (* lines, the overrides, and the invariants it checks.                     *)
 (***************************************************************************)
 EXTENDS Lease, TLC
@@ -45,7 +45,7 @@ InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
 (* Keeps the state space finite and small (TLC's CONSTRAINT).  Grants are  *)
 (* bounded only where tokens are tracked (elsewhere they are bounded by    *)
 (* the calls, and the view leaves them out: nothing reads them).  Time is  *)
-(* not bounded: the view below keeps it relative, which leaves finitely   *)
+(* not bounded: the view below keeps it relative, which leaves finitely    *)
 (* many views however long a behaviour runs.                               *)
 StateConstraint ==
     /\ ~TrackTokens \/ grants <= MaxGrants
@@ -84,13 +84,12 @@ CallView(c) == [c EXCEPT !.start = IF c.kind \in {"acquire", "renew"}
                                    THEN Max(c.start - cnow, Drift - c.ttl) ELSE c.start,
                          !.reply.token = TokenView(c.reply.token),
                          !.reply.same = FALSE]   \* Call c, relative to cnow, its reply's owner bit dropped.
-StateView(a) == StoredState(a)                           \* a's handle as State(a) stores it.
 SeenView(a) == IF StoredState(a) # hs[a] THEN StoredState(a) ELSE seen[a]
                                                          \* What a's caller was told, as State(a) leaves it.
-DeadlineView(a) == IF StateView(a) \in Live THEN Max(dl[a] - cnow, 0) ELSE 0   \* a's deadline, relative to cnow.
+DeadlineView(a) == IF StoredState(a) \in Live THEN Max(dl[a] - cnow, 0) ELSE 0   \* a's deadline, relative to cnow.
 MCView == <<lag, ServerView(srv), ServerView(replica),
             [a \in Attempt |-> [l \in Lane |-> CallView(call[a][l])]],
-            sent, [a \in Attempt |-> StateView(a)], [a \in Attempt |-> DeadlineView(a)],
+            sent, [a \in Attempt |-> StoredState(a)], [a \in Attempt |-> DeadlineView(a)],
             [a \in Attempt |-> TokenView(tok[a])], hgrant, hfrom, ambiguousRenewCap, ambiguousRelease,
             [a \in Attempt |-> SeenView(a)], acquireUnsure, delayed,
             TokenView(storeHigh), storeLast, storeMax, IF TrackTokens THEN grants ELSE 0, calls>>
@@ -104,11 +103,11 @@ ASSUME TokensPerTick > MaxGrants /\ MaxCalls \in Nat
 (* The symmetry (TLC's SYMMETRY).  The threads are interchangeable (any    *)
 (* may renew, replay or release), and so are the attempts: the spec never  *)
 (* names one, and reads OwnerOf only for a contended acquire's `same` bit, *)
-(* which picks between two outcome names (OwnerOperationConflict,         *)
+(* which picks between two outcome names (OwnerOperationConflict,          *)
 (* Contended) that no action and no property tells apart; the view drops   *)
 (* the bit.  A defect that reads OwnerOf elsewhere (OwnerOnlySameValue)    *)
 (* makes the attempt symmetry unsound there, where it can only hide a      *)
-(* violation: its configuration and its breaker check must still fail,    *)
+(* violation: its configuration and its breaker check must still fail,     *)
 (* and do.  Swapping both at once is a symmetry too, so the group is the   *)
 (* product.                                                                *)
 MCSymmetry == {p @@ q : p \in Permutations(Attempt), q \in Permutations(Lane)}
