@@ -226,8 +226,8 @@ ReleaseMayDelete(a, l) == call[a][l].releaseSeen \/ ambiguousRelease[a] \/ Relea
 (* respects the lanes' symmetry.)                                          *)
 OwnRenewEnds(a) == {call[a][l].start + call[a][l].ttl - Drift :
                        l \in {m \in Lane : OwnCall(a, m) /\ call[a][m].kind = "renew"}}
-Deadline(a) == IF OwnRenewEnds(a) = {} THEN dl[a]
-               ELSE Min(dl[a], CHOOSE x \in OwnRenewEnds(a) : \A y \in OwnRenewEnds(a) : x <= y)
+Deadline(a) == LET ends == OwnRenewEnds(a) IN
+               IF ends = {} THEN dl[a] ELSE Min(dl[a], CHOOSE x \in ends : \A y \in ends : x <= y)
 
 (***************************************************************************)
 (* What RedisLeaseHandle.state() returns now: a stored ACTIVE or UNKNOWN   *)

@@ -39,8 +39,8 @@ MCDrift == 1                                       \* The drift budget: one tick
 MaxGrants == 2    \* Bound of the grants made in all.
 MaxDelayed == 1   \* Bound of the delayed requests at once.
 
-(* The calls awaiting their reply, as <<attempt, lane>> pairs.             *)
-InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
+(* The attempts with a call awaiting its reply.                            *)
+Busy == {a \in Attempt : \E l \in Lane : call[a][l] # NoCall}
 
 (* Keeps the state space finite and small (TLC's CONSTRAINT).  Grants are  *)
 (* bounded only where tokens are tracked (elsewhere they are bounded by    *)
@@ -48,10 +48,10 @@ InFlight == {p \in Attempt \X Lane : call[p[1]][p[2]] # NoCall}
 (* not bounded: the view below keeps it relative, which leaves finitely    *)
 (* many views however long a behaviour runs.                               *)
 StateConstraint ==
-    /\ ~TrackTokens \/ grants <= MaxGrants
-    /\ \A p, q \in InFlight : p[1] = q[1]
-    /\ Cardinality(delayed) <= MaxDelayed
     /\ calls <= MaxCalls
+    /\ ~TrackTokens \/ grants <= MaxGrants
+    /\ Cardinality(Busy) <= 1
+    /\ Cardinality(delayed) <= MaxDelayed
 
 (***************************************************************************)
 (* The view (TLC's VIEW): what TLC compares to tell two states apart.      *)
@@ -67,33 +67,45 @@ StateConstraint ==
 (*    highest), which are only compared with each other from then on;      *)
 (*  - shows a handle as StoredState leaves it (local expiry applied), as   *)
 (*    State(a) would store it.                                             *)
-(* So time needs no bound.  Why no property sees a difference between two  *)
-(* states with one view: spec/README.md.                                   *)
+(* So time needs no bound.  It leaves out sent, which only names the step  *)
+(* that sends an acquire (TryAcquire or Replay send the same call).  Why   *)
+(* no property sees a difference between two states with one view:         *)
+(* spec/README.md.                                                         *)
 (***************************************************************************)
 Floor == now * TokensPerTick                               \* ClockFloor's floor now.
 RankedTokens == TrackTokens /\ Durability = "ClockFloor"   \* Whether tokens are read against the floor.
 TokensHeld == {srv.fence, replica.fence, storeHigh} \cup {tok[a] : a \in Attempt}
               \cup {call[a][l].reply.token : a \in Attempt, l \in Lane}
                                                          \* Every token value the state holds.
-TokenView(x) == IF ~RankedTokens \/ x >= Floor THEN x - (IF RankedTokens THEN Floor ELSE 0)
-                ELSE -Cardinality({y \in TokensHeld : y < Floor /\ y >= x})
+
+(* TLC evaluates the view once for every state it generates, so each part  *)
+(* that several others read is named once in a LET (TLC evaluates it once  *)
+(* per state): the tokens of earlier ticks, and each handle's stored       *)
+(* state.                                                                  *)
+MCView ==
+    LET old == IF RankedTokens THEN {y \in TokensHeld : y < Floor} ELSE {}
+                                                         \* The tokens ranked.
+        TokenView(x) == IF ~RankedTokens THEN x
+                        ELSE IF x >= Floor THEN x - Floor
+                        ELSE -Cardinality({y \in old : y >= x})
                                                          \* Token x, relative to the floor or ranked.
-ServerView(s) == [s EXCEPT !.expiry = IF s.holder = None THEN 0 ELSE s.expiry - now,
-                           !.fence = TokenView(s.fence)]   \* Server s, relative to now.
-CallView(c) == [c EXCEPT !.start = IF c.kind \in {"acquire", "renew"}
-                                   THEN Max(c.start - cnow, Drift - c.ttl) ELSE c.start,
-                         !.reply.token = TokenView(c.reply.token),
-                         !.reply.same = FALSE]   \* Call c, relative to cnow, its reply's owner bit dropped.
-SeenView(a) == IF StoredState(a) # hs[a] THEN StoredState(a) ELSE seen[a]
-                                                         \* What a's caller was told, as State(a) leaves it.
-DeadlineView(a) == IF StoredState(a) \in Live THEN Max(dl[a] - cnow, 0) ELSE 0   \* a's deadline, relative to cnow.
-MCView == <<lag, ServerView(srv), ServerView(replica),
-            [a \in Attempt |-> [l \in Lane |-> CallView(call[a][l])]],
-            sent, [a \in Attempt |-> StoredState(a)], [a \in Attempt |-> DeadlineView(a)],
-            [a \in Attempt |-> TokenView(tok[a])], hgrant, hfrom, ambiguousRenewCap, ambiguousRelease,
-            [a \in Attempt |-> SeenView(a)], acquireUnsure, delayed,
-            TokenView(storeHigh), storeLast, storeMax, IF TrackTokens THEN grants ELSE 0, calls>>
-                                                         \* Every variable, with times and tokens relative.
+        ServerView(s) == [s EXCEPT !.expiry = IF s.holder = None THEN 0 ELSE s.expiry - now,
+                                   !.fence = TokenView(s.fence)]   \* Server s, relative to now.
+        CallView(c) == [c EXCEPT !.start = IF c.kind \in {"acquire", "renew"}
+                                           THEN Max(c.start - cnow, Drift - c.ttl) ELSE c.start,
+                                 !.reply.token = TokenView(c.reply.token),
+                                 !.reply.same = FALSE]   \* Call c, relative to cnow, its reply's owner bit dropped.
+        HandleView(a) ==
+            LET st == StoredState(a) IN
+            <<st,
+              IF st \in Live THEN Max(dl[a] - cnow, 0) ELSE 0,   \* its deadline, relative to cnow
+              IF st # hs[a] THEN st ELSE seen[a],               \* what its caller was told, as State(a) leaves it
+              TokenView(tok[a]), hgrant[a], hfrom[a], ambiguousRenewCap[a], ambiguousRelease[a],
+              acquireUnsure[a]>>                             \* a's handle, as State(a) would store it
+    IN  <<lag, ServerView(srv), ServerView(replica),   \* Every variable but sent, times and tokens relative.
+          [a \in Attempt |-> [l \in Lane |-> CallView(call[a][l])]],
+          [a \in Attempt |-> HandleView(a)], delayed,
+          TokenView(storeHigh), storeLast, storeMax, IF TrackTokens THEN grants ELSE 0, calls>>
 
 (* ClockFloor's scale: more tokens per tick than grants in all, hence more *)
 (* than grants in any one tick, which is what Lease.tla needs.             *)

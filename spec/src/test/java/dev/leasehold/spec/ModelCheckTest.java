@@ -27,13 +27,14 @@ class ModelCheckTest {
     // NONE skips the check (CI's second command, after its first ran it on the same checkout).
     String configs = System.getProperty("tlc.configs", "MC.*");
     assumeFalse(configs.equals("NONE"), "-Dtlc.configs=NONE: the exhaustive model check is skipped");
-    List<ModelCheck.Result> results = ModelCheck.run(tlaDir, configs, Integer.getInteger("tlc.parallel", 1),
-        System.getProperty("tlc.workers", "auto"), target.resolve("tlc"));
+    int parallel = Integer.getInteger("tlc.parallel", 2);
+    List<ModelCheck.Result> results = ModelCheck.run(tlaDir, configs, parallel, System.getProperty("tlc.workers", "auto"),
+        target.resolve("tlc"));
 
     // Every property a passing configuration lists must be shown to fail there (Breakers.tla).
     List<String> passing = results.stream().filter(r -> r.expectedToPass() && r.ok()).map(ModelCheck.Result::module).toList();
-    List<PropertyBreakers.Check> checks = PropertyBreakers.run(tlaDir, passing,
-        Integer.getInteger("tlc.breakers.parallel", 2), target.resolve("breakers"), target.resolve("tlc"));
+    List<PropertyBreakers.Check> checks = PropertyBreakers.run(tlaDir, passing, parallel, target.resolve("breakers"),
+        target.resolve("tlc"));
 
     String table = ModelCheckReport.table(results);
     System.out.println(table);
@@ -57,7 +58,7 @@ class ModelCheckTest {
     // in TLC's simulation mode (-Dtlc.simulate selects the configurations, a regex; none: skipped).
     Path tlaDir = Path.of(System.getProperty("spec.tla.dir", "tla")).toAbsolutePath();
     Path target = Path.of(System.getProperty("spec.target.dir", "target")).toAbsolutePath();
-    ModelCheck.Sampling sampling = new ModelCheck.Sampling(Long.getLong("tlc.sim.behaviours", 100_000),
+    ModelCheck.Sampling sampling = new ModelCheck.Sampling(Long.getLong("tlc.sim.behaviours", 50_000),
         Integer.getInteger("tlc.sim.depth", 100), Long.getLong("tlc.sim.seed", 20261205));
     String configs = System.getProperty("tlc.simulate", "Deep.*");
     assumeFalse(configs.equals("NONE"), "-Dtlc.simulate=NONE: the simulation lane is skipped");

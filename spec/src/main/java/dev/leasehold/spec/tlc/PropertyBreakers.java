@@ -190,6 +190,7 @@ public final class PropertyBreakers {
 
   private static Check check(Check c, boolean oneThread, Path workDir, Path outDir) {
     Path cfg = workDir.resolve(module(c.config(), c.property(), oneThread) + ".cfg");
-    return new Check(c.config(), c.property(), c.breaker(), ModelCheck.check(cfg, c.property(), "1", outDir), oneThread);
+    ModelCheck.Result result = ModelCheck.check(cfg, c.property(), Tlc.Length.SHORT, "1", outDir);
+    return new Check(c.config(), c.property(), c.breaker(), result, oneThread);
   }
 }

@@ -33,17 +33,33 @@ public final class Tlc {
     }
   }
 
+  /** How long a run is expected to take, which decides how its JVM compiles TLC. */
+  public enum Length {
+    /**
+     * Seconds (a search that stops at its first violation): the quick compiler only. The
+     * optimizing one spends more CPU compiling than it saves there (measured on runs of one to ten
+     * seconds: a fifth to a half of their CPU), and these runs share the cores two at a time.
+     */
+    SHORT,
+    /** Minutes (an exhaustive search, a simulation) or not known in advance: both compilers. */
+    LONG
+  }
+
   /**
    * Checks {@code module} with {@code module.cfg}, both in {@code dir}.
    *
    * @param options extra TLC options, e.g. {@code -tool}, {@code -workers auto}, {@code -deadlock}
    */
-  public static Run check(Path dir, String module, List<String> options, Path outputFile, Duration timeout) {
+  public static Run check(Path dir, String module, Length length, List<String> options, Path outputFile,
+      Duration timeout) {
     Path metadir = outputFile.resolveSibling(module + "-states-" + System.nanoTime());
+    List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-XX:+UseParallelGC"));
+    if (length == Length.SHORT) {
+      cmd.add("-XX:TieredStopAtLevel=1");
+    }
     // TLC extracts its standard modules (Naturals.tla, ...) into java.io.tmpdir: two runs at once
     // sharing one directory may parse a file the other is still writing.
-    List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-XX:+UseParallelGC",
-        "-Djava.io.tmpdir=" + metadir.resolve("tmp"), "-cp", jar(), "tlc2.TLC"));
+    cmd.addAll(List.of("-Djava.io.tmpdir=" + metadir.resolve("tmp"), "-cp", jar(), "tlc2.TLC"));
     cmd.addAll(options);
     cmd.addAll(List.of("-metadir", metadir.toString(), "-config", module + ".cfg", module));
     Process p = null;

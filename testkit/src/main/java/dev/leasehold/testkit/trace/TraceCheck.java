@@ -147,7 +147,7 @@ public final class TraceCheck {
   }
 
   private static Result run(Path workDir, List<Trace> traces) {
-    Tlc.Run run = Tlc.check(workDir, "MCLeaseTraces", List.of("-workers", "1", "-deadlock", "-cleanup"),
+    Tlc.Run run = Tlc.check(workDir, "MCLeaseTraces", Tlc.Length.LONG, List.of("-workers", "1", "-deadlock", "-cleanup"),
         workDir.resolve("tlc.out"), Duration.ofMinutes(10));
     String out = run.output();
     if (run.timedOut()) {
