@@ -8,6 +8,7 @@ import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.redis.RedisLeaseAdapter;
 import dev.leasehold.testkit.redis.RedisProcess;
+import dev.leasehold.testkit.redis.TcpProxy;
 import io.lettuce.core.RedisURI;
 import java.sql.Connection;
 import java.time.Duration;

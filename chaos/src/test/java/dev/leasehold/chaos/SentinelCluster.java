@@ -2,6 +2,7 @@ package dev.leasehold.chaos;
 
 import dev.leasehold.testkit.redis.RedisBinary;
 import dev.leasehold.testkit.redis.RedisProcess;
+import dev.leasehold.testkit.redis.TcpProxy;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
 import java.io.UncheckedIOException;

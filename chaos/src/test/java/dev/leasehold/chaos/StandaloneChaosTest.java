@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.redis.FenceMode;
 import dev.leasehold.testkit.redis.RedisProcess;
+import dev.leasehold.testkit.redis.TcpProxy;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.List;

@@ -20,10 +20,13 @@ import java.util.function.Supplier;
  * @param exact whether the server is simulated (the model predicts exactly)
  * @param ports makes the adapter under test
  * @param drift the adapter's drift budget; the drift fault lags the client clock by up to it
+ * @param fenceMode how the adapter issues fencing tokens
  * @param excluded action names never generated
  * @param timeStepMicros the granularity of generated time steps (1000 = whole ms)
  * @param specConformant generate only what spec/Lease.tla can express (for trace validation)
  * @param maxTimeStepMs the longest tick
+ * @param minTtlMs the shortest TTL drawn
+ * @param maxTtlMs the longest TTL drawn
  * @param waits whether tryAcquire may ask for a wait timeout (the wait loop)
  * @param waived invariants not checked (only those a restart is known to break)
  */
@@ -61,8 +64,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
   public WorldConfig waiving(String... invariants) {
     Set<String> all = new HashSet<>(waived);
     all.addAll(List.of(invariants));
-    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, all);
+    return toBuilder().waived(all).build();
   }
 
   /**
@@ -71,10 +73,14 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
    * counterexample is tested apart).
    */
   public static WorldConfig simulated(PortFactory ports) {
+    return builder(ports).build();
+  }
+
+  /** The actions a simulated server leaves out: see {@link #simulated}. */
+  private static Set<String> simulatedOff() {
     Set<String> off = new HashSet<>(List.of("restart", "renewBesideReplay", "releaseBesideReplay"));
     off.addAll(External.actions());
-    return new WorldConfig(SimBackend::new, true, ports, Duration.ofMillis(10), FenceMode.CLOCK_FLOOR, off, 1, false,
-        150, 20, 300, true, Set.of());
+    return off;
   }
 
   /** With the concurrent steps (LeaseMachine.CONCURRENT): a replay beside a renew or release of one handle. */
@@ -100,48 +106,40 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
   }
 
   public WorldConfig withBackend(Supplier<Backend> b, boolean isExact) {
-    return new WorldConfig(b, isExact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+    return toBuilder().backend(b, isExact).build();
   }
 
   public WorldConfig excluding(String... names) {
     Set<String> all = new HashSet<>(excluded);
     all.addAll(List.of(names));
-    return new WorldConfig(backend, exact, ports, drift, fenceMode, all, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+    return toBuilder().excluded(all).build();
   }
 
   public WorldConfig including(String... names) {
     Set<String> all = new HashSet<>(excluded);
     all.removeAll(List.of(names));
-    return new WorldConfig(backend, exact, ports, drift, fenceMode, all, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+    return toBuilder().excluded(all).build();
   }
 
   public WorldConfig withFenceMode(FenceMode mode) {
-    return new WorldConfig(backend, exact, ports, drift, mode, excluded, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+    return toBuilder().fenceMode(mode).build();
   }
 
   public WorldConfig withPorts(PortFactory p) {
-    return new WorldConfig(backend, exact, p, drift, fenceMode, excluded, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+    return toBuilder().ports(p).build();
   }
 
   public WorldConfig withDrift(Duration d) {
-    return new WorldConfig(backend, exact, ports, d, fenceMode, excluded, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+    return toBuilder().drift(d).build();
   }
 
   public WorldConfig withTimes(long stepMicros, long maxStepMs, long minTtl, long maxTtl) {
-    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, stepMicros, specConformant,
-        maxStepMs, minTtl, maxTtl, waits, waived);
+    return toBuilder().times(stepMicros, maxStepMs, minTtl, maxTtl).build();
   }
 
   /** No wait loop: every tryAcquire tries once. */
   public WorldConfig withoutWaitLoop() {
-    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
-        maxTimeStepMs, minTtlMs, maxTtlMs, false, waived);
+    return toBuilder().waits(false).build();
   }
 
   /**
@@ -151,8 +149,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
    * spec steps yet). The wait loop stays as configured: its tries are the spec's sends.
    */
   public WorldConfig conformingToSpec() {
-    return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, 10_000, true, maxTimeStepMs,
-        minTtlMs, maxTtlMs, waits, waived).withoutLaterActions();
+    return toBuilder().timeStepMicros(10_000).specConformant(true).build().withoutLaterActions();
   }
 
   /**
@@ -170,5 +167,120 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
 
   public boolean allows(String action) {
     return !excluded.contains(action);
+  }
+
+  /**
+   * A builder with the simulated server's settings ({@link #simulated}) for the adapter {@code ports}
+   * makes, to change some of them by name.
+   */
+  public static Builder builder(PortFactory ports) {
+    return new Builder().ports(ports);
+  }
+
+  /** A builder with this configuration's settings, to change some of them by name. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /**
+   * Builds a {@link WorldConfig} one named setting at a time, from the settings of another; see the
+   * record's components for what each means.
+   *
+   * <p>This class is not threadsafe; a builder is used by one thread and then dropped.
+   */
+  public static final class Builder {
+    // The simulated server's settings.
+    private Supplier<Backend> backend = SimBackend::new;
+    private boolean exact = true;
+    private PortFactory ports;
+    private Duration drift = Duration.ofMillis(10);
+    private FenceMode fenceMode = FenceMode.CLOCK_FLOOR;
+    private Set<String> excluded = simulatedOff();
+    private long timeStepMicros = 1;
+    private boolean specConformant;
+    private long maxTimeStepMs = 150;
+    private long minTtlMs = 20;
+    private long maxTtlMs = 300;
+    private boolean waits = true;
+    private Set<String> waived = Set.of();
+
+    private Builder() {}
+
+    private Builder(WorldConfig c) {
+      backend = c.backend;
+      exact = c.exact;
+      ports = c.ports;
+      drift = c.drift;
+      fenceMode = c.fenceMode;
+      excluded = c.excluded;
+      timeStepMicros = c.timeStepMicros;
+      specConformant = c.specConformant;
+      maxTimeStepMs = c.maxTimeStepMs;
+      minTtlMs = c.minTtlMs;
+      maxTtlMs = c.maxTtlMs;
+      waits = c.waits;
+      waived = c.waived;
+    }
+
+    /** The server of each chain, and whether it is simulated (the twin then predicts exactly). */
+    public Builder backend(Supplier<Backend> b, boolean isExact) {
+      backend = b;
+      exact = isExact;
+      return this;
+    }
+
+    public Builder ports(PortFactory p) {
+      ports = p;
+      return this;
+    }
+
+    public Builder drift(Duration d) {
+      drift = d;
+      return this;
+    }
+
+    public Builder fenceMode(FenceMode mode) {
+      fenceMode = mode;
+      return this;
+    }
+
+    public Builder excluded(Set<String> names) {
+      excluded = names;
+      return this;
+    }
+
+    public Builder timeStepMicros(long micros) {
+      timeStepMicros = micros;
+      return this;
+    }
+
+    public Builder specConformant(boolean conformant) {
+      specConformant = conformant;
+      return this;
+    }
+
+    /** The granularity of time steps, the longest tick, and the TTLs drawn. */
+    public Builder times(long stepMicros, long maxStepMs, long minTtl, long maxTtl) {
+      timeStepMicros = stepMicros;
+      maxTimeStepMs = maxStepMs;
+      minTtlMs = minTtl;
+      maxTtlMs = maxTtl;
+      return this;
+    }
+
+    public Builder waits(boolean on) {
+      waits = on;
+      return this;
+    }
+
+    public Builder waived(Set<String> invariants) {
+      waived = invariants;
+      return this;
+    }
+
+    public WorldConfig build() {
+      return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
+          maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
+    }
   }
 }

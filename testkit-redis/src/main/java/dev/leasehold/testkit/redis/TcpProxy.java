@@ -1,4 +1,4 @@
-package dev.leasehold.chaos;
+package dev.leasehold.testkit.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +12,7 @@ import java.net.SocketException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An in-process TCP proxy on 127.0.0.1 in front of one loopback server, with faults a test turns
@@ -30,6 +31,7 @@ public final class TcpProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final List<Link> links = new CopyOnWriteArrayList<>();
   private final AtomicInteger accepted = new AtomicInteger();
+  private final AtomicLong droppedReplyBytes = new AtomicLong();
   private final Thread acceptor;
   private volatile boolean closed;
   private volatile long latencyNanos;
@@ -63,6 +65,11 @@ public final class TcpProxy implements AutoCloseable {
 
   public int connectionsAccepted() {
     return accepted.get();
+  }
+
+  /** The reply bytes discarded by {@link #dropReplies} so far: evidence that a drop met a reply. */
+  public long droppedReplyBytes() {
+    return droppedReplyBytes.get();
   }
 
   /** Adds {@code ms} before every chunk is forwarded, both ways. */
@@ -183,6 +190,7 @@ public final class TcpProxy implements AutoCloseable {
           awaitOpen();
           if (reply && dropReplies) {
             poisoned = true;
+            droppedReplyBytes.addAndGet(n);
             continue;
           }
           if (poisoned) {
