@@ -79,9 +79,9 @@ TokensHeld == {srv.fence, replica.fence, storeHigh} \cup {tok[a] : a \in Attempt
                                                          \* Every token value the state holds.
 
 (* TLC evaluates the view once for every state it generates, so each part  *)
-(* that several others read is named once in a LET (TLC evaluates it once  *)
-(* per state): the tokens of earlier ticks, and each handle's stored       *)
-(* state.                                                                  *)
+(* that several others read is named once in a LET, and evaluated once     *)
+(* rather than at each use: the tokens of earlier ticks, and each handle's *)
+(* stored state.                                                           *)
 MCView ==
     LET old == IF RankedTokens THEN {y \in TokensHeld : y < Floor} ELSE {}
                                                          \* The tokens ranked.

