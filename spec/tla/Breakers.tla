@@ -70,39 +70,23 @@ RefuseAfterRunning(a, l) ==
 (* Any handle may send a renew, LOST and RELEASED ones too.                *)
 RenewAnyHandle(a, l) == hs[a] # "NONE"
 
-(* BREAK UnknownGrowsOnlyOnSuccess: RenewUnanswered <- TrustUnansweredRenew *)
-(* An unanswered renew makes the handle UNKNOWN with the deadline the      *)
-(* renew would have given, as if it had run.                               *)
-TrustUnansweredRenew(a, l) ==
-    LET c == call[a][l]
-        keep == c.stale \/ hs[a] \in Terminal IN
-    /\ hs' = IF keep THEN hs ELSE [hs EXCEPT ![a] = "UNKNOWN"]
-    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = c.start + c.ttl - Drift]
-    /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
-    /\ UNCHANGED <<tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
+(* BREAK UnknownGrowsOnlyOnSuccess: UnansweredRenewDeadline <- RenewTrusted *)
+(* An unanswered renew gives the handle the deadline the renew would have  *)
+(* given, as if it had run.                                                *)
+RenewTrusted(a, l) == call[a][l].start + call[a][l].ttl - Drift
 
-(* BREAK LossIsReported: RenewUnanswered <- SilentUnansweredRenew          *)
+(* BREAK LossIsReported: UnansweredRenewState <- StateKept                 *)
 (* An unanswered renew caps the deadline and the ledger as it should, but  *)
 (* leaves the handle's state as it was: state() still says ACTIVE.         *)
-SilentUnansweredRenew(a, l) ==
-    LET c == call[a][l]
-        keep == c.stale \/ hs[a] \in Terminal IN
-    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = Deadline(a)]
-    /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
-    /\ UNCHANGED <<hs, tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
+StateKept(a) == hs[a]
 
 (* BREAK NoLeaseLeftBehind: RefusedOutcome <- RefusedReleaseAbsent         *)
 (* A refused release returns AlreadyAbsent (and so Deliver ends the handle *)
 (* RELEASED, as for a reply 0).                                            *)
 RefusedReleaseAbsent(a, l) == IF call[a][l].kind = "release" THEN "AlreadyAbsent" ELSE "Overloaded"
 
-\* BREAK StaleReplyChangesNoHandle WITH TWO THREADS: DeliverRenew <- StaleRenewDelivered
+\* BREAK StaleReplyChangesNoHandle WITH TWO THREADS: RenewReplyIgnored <- StaleRenewHeeded
 (* A renew's reply is applied to the attempt's handle even when a newer    *)
 (* handle replaced the one that sent it.                                   *)
-StaleRenewDelivered(a, l) ==
-    LET c == call[a][l] IN
-    /\ call' = [call EXCEPT ![a][l] = NoCall]
-    /\ CASE hs[a] \in Terminal -> UNCHANGED handleVars
-         [] c.reply.status = 1 -> SetHandle(a, RenewReply(a, l).state, RenewReply(a, l).deadline, tok[a], hgrant[a])
-         [] OTHER              -> SetHandle(a, "LOST", 0, tok[a], hgrant[a])
+StaleRenewHeeded(a, l) == hs[a] \in Terminal
 =============================================================================

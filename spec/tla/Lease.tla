@@ -556,6 +556,11 @@ LoseReply(a, l) ==
     /\ call' = [call EXCEPT ![a][l] = Forgotten(call[a][l], "lost")]
     /\ UNCHANGED <<now, lag, srv, replica, sent, handleVars, delayed, storeVars, grants, calls>>
 
+(* The state and the deadline a live handle keeps after its renew on lane  *)
+(* l was left unanswered (Breakers.tla changes each apart).                *)
+UnansweredRenewState(a) == "UNKNOWN"
+UnansweredRenewDeadline(a, l) == Deadline(a)
+
 (* The renew on a's lane l is left ambiguous (RedisLeaseHandle.renew-      *)
 (* Unanswered, AttemptLedger.endRenew with ambiguous = true): a live       *)
 (* handle becomes UNKNOWN and stores the deadline its renew in flight      *)
@@ -565,8 +570,8 @@ LoseReply(a, l) ==
 RenewUnanswered(a, l) ==
     LET c == call[a][l]
         keep == c.stale \/ hs[a] \in Terminal IN
-    /\ hs' = IF keep THEN hs ELSE [hs EXCEPT ![a] = "UNKNOWN"]
-    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = Deadline(a)]
+    /\ hs' = IF keep THEN hs ELSE [hs EXCEPT ![a] = UnansweredRenewState(a)]
+    /\ dl' = IF keep THEN dl ELSE [dl EXCEPT ![a] = UnansweredRenewDeadline(a, l)]
     /\ ambiguousRenewCap' = [ambiguousRenewCap EXCEPT ![a] = Min(ambiguousRenewCap[a], c.ttl)]
     /\ UNCHANGED <<tok, hgrant, hfrom, ambiguousRelease, seen, acquireUnsure>>
 
@@ -705,13 +710,17 @@ DeliverAcquire(a, l) ==
                           ELSE call[a][m]]]
             /\ NewHandle(a, Fresh(a, l, d), d, r.token, r.grant, r.holder)
 
+(* Whether the reply to the renew on a's lane l changes no handle: a newer *)
+(* handle replaced the one that sent it, or that one ended meanwhile.      *)
+RenewReplyIgnored(a, l) == call[a][l].stale \/ hs[a] \in Terminal
+
 (* Status 1 makes the handle ACTIVE again with the new budget (or UNKNOWN  *)
 (* or LOST, see RenewReply); a handle that went LOST or RELEASED meanwhile *)
 (* stays so; 0 or -1 makes it LOST.                                        *)
 DeliverRenew(a, l) ==
     LET c == call[a][l] IN
     /\ call' = [call EXCEPT ![a][l] = NoCall]
-    /\ CASE c.stale \/ hs[a] \in Terminal ->
+    /\ CASE RenewReplyIgnored(a, l) ->
               UNCHANGED handleVars
          [] c.reply.status = 1 ->
               SetHandle(a, RenewReply(a, l).state, RenewReply(a, l).deadline, tok[a], hgrant[a])

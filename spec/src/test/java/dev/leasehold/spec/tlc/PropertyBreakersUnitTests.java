@@ -15,7 +15,7 @@ class PropertyBreakersUnitTests {
       (* BREAK NoInheritance: SameValue <- OwnerOnlySameValue                     *)
       (* BREAK FencedEffects IN MCLeaseFencing: NextToken <- CounterOnlyToken     *)
       (* BREAK FencedEffects: Acked <- NoWait, Refuse <- RefuseAfterRunning       *)
-      (* BREAK StaleReplyChangesNoHandle WITH TWO THREADS IN MCLeaseThreads: DeliverRenew <- StaleRenewDelivered *)
+      (* BREAK StaleReplyChangesNoHandle WITH TWO THREADS IN MCLeaseThreads: RenewReplyIgnored <- StaleRenewHeeded *)
       """;
 
   private static final String CFG = """
@@ -41,7 +41,7 @@ class PropertyBreakersUnitTests {
         new PropertyBreakers.Breaker("FencedEffects", Set.of("MCLeaseFencing"), List.of("NextToken <- CounterOnlyToken"), false),
         new PropertyBreakers.Breaker("FencedEffects", Set.of(), List.of("Acked <- NoWait", "Refuse <- RefuseAfterRunning"), false),
         new PropertyBreakers.Breaker("StaleReplyChangesNoHandle", Set.of("MCLeaseThreads"),
-            List.of("DeliverRenew <- StaleRenewDelivered"), true)), b);
+            List.of("RenewReplyIgnored <- StaleRenewHeeded"), true)), b);
   }
 
   @Test
