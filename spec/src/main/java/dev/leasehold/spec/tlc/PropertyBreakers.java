@@ -29,7 +29,6 @@ public final class PropertyBreakers {
   private static final Pattern BREAK = Pattern.compile(
       "BREAK\\s+(\\w+)(\\s+WITH\\s+TWO\\s+THREADS)?(?:\\s+IN\\s+([\\w, ]+?))?\\s*:\\s*(\\w+\\s*<-\\s*\\w+(?:\\s*,\\s*\\w+\\s*<-\\s*\\w+)*)");
 
-  private static final Pattern SECTION = Pattern.compile("(?:INVARIANTS?|PROPERTY|PROPERTIES)\\b(.*)");
 
   /** How every configuration binds the threads (MCBase.tla), and how a one-thread check rebinds them. */
   private static final String LANES = "Lane <- MCLane";
@@ -84,9 +83,9 @@ public final class PropertyBreakers {
    * The configuration {@code cfg} (the text of {@code <config>.cfg}) with only {@code property}
    * checked, under the keyword that lists it there, with the breaker's overrides and expecting the
    * property to fail. Every other section (the constants, INIT, NEXT, CONSTRAINT, SYMMETRY...) is
-   * kept as it is; an INVARIANT or PROPERTY section ends at the next line that is not indented, as
-   * in {@link PropertyNames#listedNames}. With {@code oneThread}, the threads are bound to {@code
-   * OneLane} (one of them, which the derived module defines) instead of {@code MCLane}.
+   * kept as it is ({@link CfgListing} tells the sections apart). With {@code oneThread}, the
+   * threads are bound to {@code OneLane} (one of them, which the derived module defines) instead
+   * of {@code MCLane}.
    */
   public static String derivedCfg(String cfg, String property, Breaker breaker, boolean oneThread) {
     List<String> lines = cfg.lines().toList();
@@ -97,33 +96,21 @@ public final class PropertyBreakers {
     b.append("\\* ").append(String.join(", ", breaker.overrides())).append(" breaks ").append(property)
         .append(oneThread ? ", with one thread" : "").append('\n');
     b.append("\\* Expected: FAIL:").append(property).append('\n');
-    String keyword = null;
-    String section = null;
-    for (String line : lines.subList(2, lines.size())) {
+    CfgListing listing = CfgListing.of(lines);
+    String keyword = listing.keywords().get(property);
+    if (keyword == null) {
+      throw new IllegalArgumentException(property + " is not listed in the configuration");
+    }
+    for (int i = 2; i < lines.size(); i++) {
+      if (listing.lines().contains(i)) {
+        continue;
+      }
+      String line = lines.get(i);
       String t = line.trim();
-      Matcher keywordLine = SECTION.matcher(t);
-      if (keywordLine.matches()) {
-        section = t.startsWith("INVARIANT") ? "INVARIANT" : "PROPERTY";
-        String inline = keywordLine.group(1).trim();
-        if (inline.equals(property)) {
-          keyword = section;
-        }
-        continue;
-      }
-      if (section != null && (line.startsWith(" ") || t.isEmpty())) {
-        if (t.equals(property)) {
-          keyword = section;
-        }
-        continue;
-      }
-      section = null;
       if (t.startsWith("INIT")) {
         breaker.overrides().forEach(o -> b.append("    ").append(o).append('\n'));
       }
       b.append(oneThread && t.equals(LANES) ? line.replace(LANES, ONE_LANE) : line).append('\n');
-    }
-    if (keyword == null) {
-      throw new IllegalArgumentException(property + " is not listed in the configuration");
     }
     return b.append(keyword).append('\n').append("    ").append(property).append('\n').toString();
   }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -54,26 +53,7 @@ public final class PropertyNames {
 
   /** The names under INVARIANT(S) and PROPERTY(IES) in a configuration. */
   static List<String> listedNames(Path cfg) throws IOException {
-    List<String> names = new ArrayList<>();
-    boolean in = false;
-    for (String line : Files.readAllLines(cfg)) {
-      String t = line.trim();
-      if (t.startsWith("INVARIANT") || t.startsWith("PROPERTY")) {
-        in = true;
-        String rest = t.replaceFirst("^\\w+", "").trim();
-        if (rest.matches("\\w+")) {
-          names.add(rest);
-        }
-        continue;
-      }
-      if (!line.startsWith(" ") && !t.isEmpty()) {
-        in = false;
-      }
-      if (in && t.matches("\\w+")) {
-        names.add(t);
-      }
-    }
-    return names;
+    return CfgListing.of(Files.readAllLines(cfg)).names();
   }
 
   private static String enclosingDefinition(Path file, int line) throws IOException {
