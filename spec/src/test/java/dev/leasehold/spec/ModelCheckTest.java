@@ -58,7 +58,7 @@ class ModelCheckTest {
     // in TLC's simulation mode (-Dtlc.simulate selects the configurations, a regex; none: skipped).
     Path tlaDir = Path.of(System.getProperty("spec.tla.dir", "tla")).toAbsolutePath();
     Path target = Path.of(System.getProperty("spec.target.dir", "target")).toAbsolutePath();
-    ModelCheck.Sampling sampling = new ModelCheck.Sampling(Long.getLong("tlc.sim.behaviours", 50_000),
+    ModelCheck.Sampling sampling = new ModelCheck.Sampling(Long.getLong("tlc.sim.behaviours", 30_000),
         Integer.getInteger("tlc.sim.depth", 100), Long.getLong("tlc.sim.seed", 20261205));
     String configs = System.getProperty("tlc.simulate", "Deep.*");
     assumeFalse(configs.equals("NONE"), "-Dtlc.simulate=NONE: the simulation lane is skipped");
