@@ -35,7 +35,7 @@ import org.redisson.config.Config;
  * Handoff latency: the time from the holder's release to the waiter's successful acquire. Before
  * each measured invocation (outside the measurement) the benchmark thread holds the lease and a
  * waiter thread, with its own client, is blocked in a waiting acquire and provably subscribed to
- * the release channel ({@code PUBSUB NUMSUB}); the invocation releases and returns when the waiter
+ * the release channel ({@code PUBSUB NUMSUB}, and for the adapter its sleeper's own count); the invocation releases and returns when the waiter
  * reports its grant. The adapter side is {@link RedisLeases} with its default {@link ReleaseSignals}
  * (the wait loop sleeps by the holder's PTTL and is woken by RELEASE's {@code PUBLISH}); Redisson
  * uses {@code tryLock(wait, lease)}, which is woken by {@code unlock}'s publish the same way.
@@ -154,7 +154,6 @@ public class HandoffBenchmark {
         waiterHandle.release();
         waiterHandle = null;
       }
-      awaitNoSubscriber(channel);
       AcquireOutcome outcome = holder.tryAcquire(
           LeaseRequest.once(BenchRedis.PURPOSE, digest, TTL, holder.newAttempt("holder-" + operations)));
       if (!(outcome instanceof AcquireOutcome.Acquired granted)) {
@@ -164,7 +163,10 @@ public class HandoffBenchmark {
       String operationId = "waiter-" + (operations++);
       waiting = waiterThread.submit(() -> waiterPort.tryAcquire(
           new LeaseRequest(BenchRedis.PURPOSE, digest, WAIT, TTL, waiterPort.newAttempt(operationId))));
-      awaitWaiting(channel);
+      // The waiter's subscription may outlive its sleeps (ReleaseSignals.LINGER), so the server's
+      // count alone does not say the waiter sleeps: its ReleaseSignals does.
+      ReleaseSignals signals = waiterLeases.releaseSignals().orElseThrow();
+      await(() -> signals.activeChannels() == 1 && subscribers(channel) == 1, "waiter asleep on " + channel);
     }
 
     @TearDown(Level.Trial)

@@ -98,9 +98,9 @@ class RedisLeasesIntegrationTests {
       assertInstanceOf(ReleaseOutcome.Released.class, holder.release());
       AcquireOutcome outcome = waiter.get(10, TimeUnit.SECONDS);
       long handoff = System.nanoTime() - released;
-      // Then: the waiter acquired, woken by the signal rather than by its ~15-30 s retryAfter
+      // Then: the waiter acquired, woken by the signal (or, released before it slept again, by its
+      // subscription) rather than by its ~15-30 s retryAfter
       LeaseHandle handle = assertInstanceOf(AcquireOutcome.Acquired.class, outcome).handle();
-      assertEquals(1, signals.signalledWakeups(), "the sleeper was woken by the release signal");
       assertEquals(0, signals.timedWakeups(), "no sleep ran its full length");
       assertTrue(handoff < Duration.ofSeconds(5).toNanos(), "handoff took " + Duration.ofNanos(handoff));
       assertEquals(waiterAttempt.ownership(), raw.get(leases.keys(PURPOSE, digest).lease()));

@@ -1,15 +1,17 @@
 package dev.leasehold.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -40,37 +42,115 @@ class ReleaseSignalsIntegrationTests {
     return new LeaseKeys("it:lease:v1:{" + name + "}", "it:lease:v1:{" + name + "}:fence");
   }
 
+  /** A sleeper on its own thread; its future ends when the sleep does. */
+  static Future<?> sleeping(ExecutorService pool, ReleaseSignals signals, LeaseKeys keys, Duration length) {
+    return pool.submit(() -> {
+      signals.sleep(keys, length);
+      return null;
+    });
+  }
+
+  static long subscribers(String channel) {
+    return raw.pubsubNumsub(channel).getOrDefault(channel, 0L);
+  }
+
+  /**
+   * Subscribes {@code keys}' channel: a first sleep of 30 s returns once the subscription is
+   * acknowledged, and the subscription stays for the sleeps that follow.
+   */
+  static void subscribe(ReleaseSignals signals, LeaseKeys keys) throws InterruptedException {
+    long before = signals.subscribedWakeups();
+    long start = System.nanoTime();
+    signals.sleep(keys, Duration.ofSeconds(30));
+    assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(), "returned once subscribed");
+    assertEquals(before + 1, signals.subscribedWakeups());
+    assertEquals(1, subscribers(keys.releaseChannel()));
+  }
+
   @Test
-  void twoSleepersShareOneSubscription_andOnePublishWakesBoth() throws Exception {
-    LeaseKeys keys = keys("shared");
-    String channel = keys.releaseChannel();
-    ExecutorService pool = Executors.newFixedThreadPool(2);
+  void aSleepThatSubscribes_returnsOnceSubscribed_andTheSubscriptionStaysForTheNextSleep() throws Exception {
+    LeaseKeys keys = keys("fresh");
+    ExecutorService pool = Executors.newFixedThreadPool(1);
     try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
-      List<Future<Long>> sleepers = new ArrayList<>();
-      for (int i = 0; i < 2; i++) {
-        sleepers.add(pool.submit(() -> {
-          long start = System.nanoTime();
-          signals.sleep(keys, Duration.ofSeconds(20));
-          return System.nanoTime() - start;
-        }));
-      }
-      RedisLeasesIntegrationTests.await(
-          () -> signals.activeChannels() == 1 && raw.pubsubNumsub(channel).getOrDefault(channel, 0L) == 1, Duration.ofSeconds(5));
-      Thread.sleep(100); // let the second sleeper reach its wait as well
-      raw.publish(channel, "1");
-      for (Future<Long> sleeper : sleepers) {
-        assertTrue(sleeper.get(5, TimeUnit.SECONDS) < Duration.ofSeconds(10).toNanos());
-      }
-      assertEquals(2, signals.signalledWakeups());
-      RedisLeasesIntegrationTests.await(() -> raw.pubsubNumsub(channel).getOrDefault(channel, 0L) == 0, Duration.ofSeconds(5));
+      // A release published before the acknowledgement reached nobody, so the sleep must not last
+      // its 30 s: it returns and the wait loop tries again.
+      subscribe(signals, keys);
+      assertEquals(0, signals.signalledWakeups() + signals.timedWakeups());
+      Future<?> next = sleeping(pool, signals, keys, Duration.ofSeconds(30));
+      RedisLeasesIntegrationTests.await(() -> signals.activeChannels() == 1, Duration.ofSeconds(5));
+      raw.publish(keys.releaseChannel(), "1");
+      next.get(5, TimeUnit.SECONDS);
+      assertEquals(1, signals.signalledWakeups());
+      assertEquals(1, signals.subscribedWakeups(), "the second sleep found the subscription in place");
     } finally {
       pool.shutdownNow();
     }
   }
 
   @Test
+  void sleepersShareOneSubscription_andOnePublishWakesOne_theLongestAsleep() throws Exception {
+    LeaseKeys keys = keys("shared");
+    String channel = keys.releaseChannel();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
+      subscribe(signals, keys);
+      Future<?> first = sleeping(pool, signals, keys, Duration.ofSeconds(30));
+      RedisLeasesIntegrationTests.await(() -> signals.sleepersOn(channel) == 1, Duration.ofSeconds(5));
+      // The second sleep is short: whether the publish woke it shows in which counter its end went to.
+      Future<?> second = sleeping(pool, signals, keys, Duration.ofSeconds(3));
+      RedisLeasesIntegrationTests.await(() -> signals.sleepersOn(channel) == 2, Duration.ofSeconds(5));
+      raw.publish(channel, "1");
+      first.get(5, TimeUnit.SECONDS);
+      second.get(10, TimeUnit.SECONDS);
+      assertEquals(1, signals.signalledWakeups(), "one release woke one sleeper");
+      assertEquals(1, signals.timedWakeups(), "the other slept its length");
+      assertEquals(1, subscribers(channel), "one subscription for both sleepers");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aReleaseWhileNobodySleeps_isKeptForTheNextSleeper() throws Exception {
+    LeaseKeys keys = keys("between");
+    StatefulRedisPubSubConnection<String, String> connection = client.connectPubSub();
+    CountDownLatch delivered = new CountDownLatch(1);
+    try (ReleaseSignals signals = ReleaseSignals.over(connection)) {
+      subscribe(signals, keys);
+      // Listeners run in the order they were added, so once this one has the message, so has the sleeper's.
+      connection.addListener(new RedisPubSubAdapter<>() {
+        @Override
+        public void message(String channel, String message) {
+          delivered.countDown();
+        }
+      });
+      // A waiter between its contended reply and its next sleep: the release comes now.
+      raw.publish(keys.releaseChannel(), "1");
+      assertTrue(delivered.await(5, TimeUnit.SECONDS));
+      long start = System.nanoTime();
+      signals.sleep(keys, Duration.ofSeconds(30));
+      assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(), "did not sleep through the release");
+      assertEquals(1, signals.signalledWakeups());
+    } finally {
+      connection.close();
+    }
+  }
+
+  @Test
+  void anIdleSubscription_endsAfterTheLinger() throws Exception {
+    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
+      LeaseKeys idle = keys("idle");
+      subscribe(signals, idle);
+      RedisLeasesIntegrationTests.await(() -> subscribers(idle.releaseChannel()) == 0,
+          ReleaseSignals.LINGER.plusSeconds(5));
+      assertEquals(0, signals.activeChannels());
+    }
+  }
+
+  @Test
   void withoutAMessage_theSleepRunsItsLength_andAnInterruptStopsIt() throws InterruptedException {
     try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
+      subscribe(signals, keys("quiet"));
       long start = System.nanoTime();
       signals.sleep(keys("quiet"), Duration.ofMillis(200));
       assertTrue(System.nanoTime() - start >= Duration.ofMillis(200).toNanos());
