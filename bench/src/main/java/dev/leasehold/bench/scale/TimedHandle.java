@@ -1,0 +1,95 @@
+package dev.leasehold.bench.scale;
+
+import dev.leasehold.lease.LeaseGuarantee;
+import dev.leasehold.lease.LeaseHandle;
+import dev.leasehold.lease.LeaseState;
+import dev.leasehold.lease.ReleaseOutcome;
+import dev.leasehold.lease.RenewOutcome;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+/**
+ * A handle that tells how late each watchdog renewal came: the watchdog renews every
+ * {@code ttl / 3} after the last renewal returned (or after the registration), so a renewal is due
+ * then, and one that starts later was delayed by the watchdog's thread, its queue or the JVM.
+ *
+ * <p>This class is threadsafe as far as the handle it wraps is; the watchdog renews it from one
+ * thread at a time.
+ */
+final class TimedHandle implements LeaseHandle {
+  private final LeaseHandle handle;
+  private final long intervalNanos;
+  private final LongConsumer lateness;
+  private final AtomicLong renewals = new AtomicLong();
+  private volatile long lastNanos = System.nanoTime();
+
+  TimedHandle(LeaseHandle handle, Duration ttl, LongConsumer lateness) {
+    this.handle = handle;
+    this.intervalNanos = ttl.toNanos() / 3;
+    this.lateness = lateness;
+  }
+
+  @Override
+  public RenewOutcome renew(Duration ttl) {
+    long start = System.nanoTime();
+    lateness.accept(Math.max(0, start - (lastNanos + intervalNanos)));
+    RenewOutcome outcome = handle.renew(ttl);
+    lastNanos = System.nanoTime();
+    if (outcome instanceof RenewOutcome.Renewed) {
+      renewals.incrementAndGet();
+    }
+    return outcome;
+  }
+
+  long renewals() {
+    return renewals.get();
+  }
+
+  @Override
+  public LeaseState state() {
+    return handle.state();
+  }
+
+  @Override
+  public Duration remainingValidity() {
+    return handle.remainingValidity();
+  }
+
+  @Override
+  public Instant observedServerExpiry() {
+    return handle.observedServerExpiry();
+  }
+
+  @Override
+  public OptionalLong fencingToken() {
+    return handle.fencingToken();
+  }
+
+  @Override
+  public void checkTtl(Duration ttl) {
+    handle.checkTtl(ttl);
+  }
+
+  @Override
+  public ReleaseOutcome release() {
+    return handle.release();
+  }
+
+  @Override
+  public LeaseGuarantee guarantee() {
+    return handle.guarantee();
+  }
+
+  @Override
+  public void close() {
+    handle.close();
+  }
+
+  @Override
+  public String toString() {
+    return handle.toString();
+  }
+}
