@@ -43,7 +43,16 @@ public final class PropertyBreakers {
    * property only with two threads (the line says {@code WITH TWO THREADS}), so no check with one is
    * tried.
    */
-  public record Breaker(String property, Set<String> configs, List<String> overrides, boolean twoThreads) {}
+  public record Breaker(String property, Set<String> configs, List<String> overrides, boolean twoThreads) {
+    /**
+     * The thread counts to try, in order, as {@code oneThread} flags: one thread first (the
+     * shorter check), then two if one did not break the property; only two for a defect that
+     * needs them.
+     */
+    public List<Boolean> tries() {
+      return twoThreads ? List.of(false) : List.of(true, false);
+    }
+  }
 
   /**
    * One property of one passing configuration, the defect that was to break it, and what TLC found
@@ -141,8 +150,7 @@ public final class PropertyBreakers {
           if (breaker.isEmpty()) {
             continue;
           }
-          // The one-thread check is tried first, unless the defect needs two threads (check below).
-          for (boolean oneThread : breaker.get().twoThreads() ? List.of(false) : List.of(true, false)) {
+          for (boolean oneThread : breaker.get().tries()) {
             String module = module(config, property, oneThread);
             Files.writeString(workDir.resolve(module + ".tla"), "---- MODULE " + module + " ----\n"
                 + "(* Expected: FAIL:" + property + " *)\nEXTENDS " + config + ", Breakers\n"
@@ -167,11 +175,14 @@ public final class PropertyBreakers {
       if (c.breaker().isEmpty()) {
         return c;
       }
-      if (c.breaker().get().twoThreads()) {
-        return check(c, false, workDir, outDir);
+      Check tried = null;
+      for (boolean oneThread : c.breaker().get().tries()) {
+        tried = check(c, oneThread, workDir, outDir);
+        if (tried.ok()) {
+          break;
+        }
       }
-      Check oneThread = check(c, true, workDir, outDir);
-      return oneThread.ok() ? oneThread : check(c, false, workDir, outDir);
+      return tried;
     }).toList(), parallel);
   }
 

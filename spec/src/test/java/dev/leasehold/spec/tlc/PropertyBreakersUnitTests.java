@@ -45,6 +45,13 @@ class PropertyBreakersUnitTests {
   }
 
   @Test
+  void oneThreadIsTriedFirst_unlessTheDefectNeedsTwo() {
+    List<PropertyBreakers.Breaker> b = PropertyBreakers.parse(MODULE);
+    assertEquals(List.of(true, false), b.get(0).tries());
+    assertEquals(List.of(false), b.get(3).tries());
+  }
+
+  @Test
   void aLineNamingTheConfigurationComesBeforeTheGeneralOne() {
     List<PropertyBreakers.Breaker> b = PropertyBreakers.parse(MODULE);
     assertEquals(List.of("NextToken <- CounterOnlyToken"),
