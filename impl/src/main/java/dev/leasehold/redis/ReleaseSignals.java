@@ -27,17 +27,19 @@ import org.slf4j.LoggerFactory;
  * subscribed when its first waiter starts sleeping and unsubscribed once nobody has slept on it for
  * {@link #LINGER}, so the connection carries only the channels someone waits on now or just did.
  * <ul>
- *   <li><b>No release is missed.</b> A sleep that finds its channel's subscription not yet
- *       acknowledged returns as soon as it is: a release that came between the contended reply and
- *       the subscription had no one to tell, so the wait loop tries again at once, and from then on
- *       every release reaches it. The subscription outlives that sleep by {@link #LINGER}, so the
- *       retry's own sleep finds it in place and waits for a message. A release announced while
- *       none of the channel's waiters sleeps (one is between its contended reply and its next
- *       sleep) is kept for the next sleeper, which then does not sleep.</li>
+ *   <li><b>A release reaches a waiter of this instance</b> while the connection stays up. A sleep
+ *       that finds its channel's subscription not yet acknowledged returns as soon as it is: a
+ *       release before that had no one to tell, so the wait loop tries again at once. The
+ *       subscription outlives that sleep by {@link #LINGER}, so the retry's own sleep finds it in
+ *       place and waits for a message. A release announced while none of the channel's waiters
+ *       sleeps (one is between its contended reply and its next sleep) is kept for the next
+ *       sleeper, which then does not sleep.</li>
  *   <li><b>One release wakes one sleeper</b>, the one asleep longest: a release frees the lease for
  *       one holder, and waking every sleeper of the resource would send one ACQUIRE each for a
  *       single grant. A woken sleeper that loses to a waiter of another client goes back to sleep;
- *       the others sleep on.</li>
+ *       the others sleep on. A sleeper that will not try again (interrupted, or woken just as its
+ *       sleep ran out, perhaps at its caller's deadline) passes its wake to the next one, and so
+ *       does one that stopped listening (its subscription was not confirmed in time).</li>
  * </ul>
  * An early return only makes the wait loop try again at once; it never grants anything, so a lost,
  * duplicated or spurious message cannot break safety. The spec's wait loop may try again at any
@@ -46,11 +48,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>The cost.</b> One extra connection (and, in a cluster, messages broadcast on the cluster
  * bus, since RELEASE uses classic {@code PUBLISH}); for a channel nobody waited on within
  * {@link #LINGER}, a {@code SUBSCRIBE}, later an {@code UNSUBSCRIBE}, and one more ACQUIRE when the
- * subscription is acknowledged; one task on lettuce's event executors each time a channel falls
- * idle, to drop it after {@link #LINGER}. A sleeper woken by a release whose caller then gives up
- * (its deadline passed, or it was interrupted) takes that wake with it; the others try again when
- * their sleep runs out (the holder's PTTL, jittered). When the pub/sub connection is down, sleeping
- * falls back to a plain timed wait.
+ * subscription is acknowledged; one more ACQUIRE whenever a kept signal turns out stale (the release
+ * it announced went to a waiter that was awake, perhaps of this very instance); at most one pending
+ * task on lettuce's event executors, to drop idle channels. A woken waiter whose try then fails
+ * without an answer ({@code Unavailable}, {@code Overloaded}, {@code Indeterminate}) tries again
+ * after {@code contentionRetryAfter}, and the others sleep on meanwhile. Messages published while
+ * the pub/sub connection reconnects are lost, and a waiter asleep then sleeps its pause (the
+ * holder's PTTL, jittered), as it would without signals; while the connection is down, sleeping is
+ * a plain timed wait.
  *
  * <p>This class is threadsafe.
  */
@@ -62,7 +67,16 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
 
   private final StatefulRedisPubSubConnection<String, String> connection;
   private final boolean ownsConnection;
+  private final long lingerNanos;
+  private final RedisPubSubAdapter<String, String> listener = new RedisPubSubAdapter<>() {
+    @Override
+    public void message(String channel, String message) {
+      signal(channel);
+    }
+  };
   private final Object lock = new Object();
+  /** Whether a drop of idle channels is scheduled. Guarded by {@link #lock}. */
+  private boolean dropScheduled;
   /** Per channel, its sleepers and its subscription; idle channels included. Guarded by {@link #lock}. */
   private final Map<String, Channel> channels = new HashMap<>();
   /** The channels nobody sleeps on, oldest idle first. Guarded by {@link #lock}. */
@@ -86,15 +100,12 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
    */
   private record Joined(RedisFuture<Void> subscribed, boolean alreadySubscribed, boolean signalled) {}
 
-  private ReleaseSignals(StatefulRedisPubSubConnection<String, String> connection, boolean ownsConnection) {
+  private ReleaseSignals(StatefulRedisPubSubConnection<String, String> connection, boolean ownsConnection,
+      Duration linger) {
     this.connection = Arguments.notNull("connection", connection);
     this.ownsConnection = ownsConnection;
-    connection.addListener(new RedisPubSubAdapter<>() {
-      @Override
-      public void message(String channel, String message) {
-        signal(channel);
-      }
-    });
+    this.lingerNanos = linger.toNanos();
+    connection.addListener(listener);
   }
 
   /**
@@ -103,15 +114,26 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
    * ({@code RedisClusterClient.connectPubSub()}) connections.
    */
   public static ReleaseSignals owning(StatefulRedisPubSubConnection<String, String> connection) {
-    return new ReleaseSignals(connection, true);
+    return new ReleaseSignals(connection, true, LINGER);
+  }
+
+  /** As {@link #owning}, with another linger: tests that must not depend on how fast they run. */
+  static ReleaseSignals owning(StatefulRedisPubSubConnection<String, String> connection, Duration linger) {
+    return new ReleaseSignals(connection, true, linger);
   }
 
   /**
-   * Sleeps on a connection the caller keeps and closes; {@link #close()} leaves it open (and
-   * unsubscribes what this instance subscribed).
+   * Sleeps on a connection the caller keeps and closes; {@link #close()} leaves it open and
+   * unsubscribes the release channels this instance subscribed. An {@code UNSUBSCRIBE} is the
+   * connection's, so do not subscribe the same channels on it yourself.
    */
   public static ReleaseSignals over(StatefulRedisPubSubConnection<String, String> connection) {
-    return new ReleaseSignals(connection, false);
+    return new ReleaseSignals(connection, false, LINGER);
+  }
+
+  /** As {@link #over}, with another linger: tests that must not depend on how fast they run. */
+  static ReleaseSignals over(StatefulRedisPubSubConnection<String, String> connection, Duration linger) {
+    return new ReleaseSignals(connection, false, linger);
   }
 
   @Override
@@ -127,12 +149,19 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
     String name = keys.releaseChannel();
     CountDownLatch woken = new CountDownLatch(1);
     Joined joined = join(name, woken);
+    boolean joinedSleepers = true;
+    boolean passOn = false;
     try {
       if (joined.signalled()) {
         signalledWakeups.incrementAndGet();
         return;
       }
       if (!awaitSubscribed(joined.subscribed(), end)) {
+        // Out of the sleepers first: a release must wake someone who listens.
+        leave(name, woken);
+        joinedSleepers = false;
+        passOn = woken.getCount() == 0;
+        timedWakeups.incrementAndGet();
         timedSleep(end - System.nanoTime());
         return;
       }
@@ -143,11 +172,23 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
       }
       if (woken.await(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         signalledWakeups.incrementAndGet();
+        // Woken as its sleep ran out: the wait loop may be at its deadline and not try again, so
+        // another sleeper gets the wake too (at worst one more ACQUIRE).
+        passOn = System.nanoTime() - end >= 0;
       } else {
         timedWakeups.incrementAndGet();
       }
+    } catch (InterruptedException e) {
+      // An interrupted wait loop does not try again: a wake it had goes to the next sleeper.
+      passOn = woken.getCount() == 0;
+      throw e;
     } finally {
-      leave(name, woken);
+      if (joinedSleepers) {
+        leave(name, woken);
+      }
+      if (passOn) {
+        signal(name);
+      }
     }
   }
 
@@ -167,6 +208,10 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
 
   private Joined join(String name, CountDownLatch woken) {
     synchronized (lock) {
+      if (closed.get()) {
+        // Closed after sleep() looked: no subscription any more, a timed wait.
+        return new Joined(null, false, false);
+      }
       dropIdle(System.nanoTime());
       idleSince.remove(name);
       Channel channel = channels.computeIfAbsent(name, n -> new Channel());
@@ -207,13 +252,9 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
       if (!channel.sleepers.isEmpty()) {
         return;
       }
-      if (isAcknowledged(channel.subscribed) && !closed.get()) {
-        // The idle time is taken before the drop is scheduled, so that the drop finds it old enough.
+      if (isAcknowledged(channel.subscribed) && !closed.get() && scheduleDrop()) {
         idleSince.put(name, System.nanoTime());
-        if (scheduleDrop()) {
-          return;
-        }
-        idleSince.remove(name);
+        return;
       }
       // Never acknowledged, or nothing would end it later: end it now (an UNSUBSCRIBE also undoes a
       // late acknowledgement).
@@ -223,16 +264,26 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
   }
 
   /**
-   * Asks lettuce's event executors to drop idle channels once {@link #LINGER} has passed, so that
-   * an idle subscription ends even if nobody sleeps again; false if they refuse (shutting down).
+   * Makes sure a drop of idle channels is scheduled on lettuce's event executors, so that an idle
+   * subscription ends even if nobody sleeps again; false if they refuse (shutting down). One drop
+   * is pending at a time; it schedules the next while channels are still idle. Called with
+   * {@link #lock} held.
    */
   private boolean scheduleDrop() {
+    if (dropScheduled) {
+      return true;
+    }
+    if (!scheduleDropIn(lingerNanos)) {
+      return false;
+    }
+    dropScheduled = true;
+    return true;
+  }
+
+  private boolean scheduleDropIn(long nanos) {
     try {
-      connection.getResources().eventExecutorGroup().schedule(() -> {
-        synchronized (lock) {
-          dropIdle(System.nanoTime());
-        }
-      }, LINGER.toMillis() + 1, TimeUnit.MILLISECONDS);
+      connection.getResources().eventExecutorGroup().schedule(this::dropScheduledNow,
+          TimeUnit.NANOSECONDS.toMicros(nanos) + 1, TimeUnit.MICROSECONDS);
       return true;
     } catch (RuntimeException e) {
       log.debug("could not schedule the end of an idle subscription: {}", e.toString());
@@ -240,12 +291,30 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
     }
   }
 
-  /** Unsubscribes the channels idle for at least {@link #LINGER}. Called with {@link #lock} held. */
+  private void dropScheduledNow() {
+    synchronized (lock) {
+      long now = System.nanoTime();
+      dropIdle(now);
+      dropScheduled = false;
+      if (!idleSince.isEmpty() && !closed.get()) {
+        long oldest = idleSince.values().iterator().next();
+        if (scheduleDropIn(Math.max(0, oldest + lingerNanos - now))) {
+          dropScheduled = true;
+        } else {
+          // Nothing would drop them later: drop them now.
+          idleSince.keySet().forEach(name -> unsubscribe(name, channels.remove(name)));
+          idleSince.clear();
+        }
+      }
+    }
+  }
+
+  /** Unsubscribes the channels idle for at least the linger. Called with {@link #lock} held. */
   private void dropIdle(long now) {
     var oldest = idleSince.entrySet().iterator();
     while (oldest.hasNext()) {
       var idle = oldest.next();
-      if (now - idle.getValue() < LINGER.toNanos()) {
+      if (now - idle.getValue() < lingerNanos) {
         return;
       }
       oldest.remove();
@@ -334,6 +403,7 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
       channels.clear();
       idleSince.clear();
     }
+    connection.removeListener(listener);
     if (ownsConnection) {
       connection.close();
     }

@@ -22,6 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /** {@link ReleaseSignals} on a real server: one subscription per channel, early wake, fallbacks. */
 class ReleaseSignalsIntegrationTests {
+  /** Far longer than any test: a subscription must not end between two steps of a slow run. */
+  static final Duration LONG_LINGER = Duration.ofSeconds(60);
+
   static RedisServerExtension redis;
   static RedisClient client;
   static RedisCommands<String, String> raw;
@@ -71,7 +74,7 @@ class ReleaseSignalsIntegrationTests {
   void aSleepThatSubscribes_returnsOnceSubscribed_andTheSubscriptionStaysForTheNextSleep() throws Exception {
     LeaseKeys keys = keys("fresh");
     ExecutorService pool = Executors.newFixedThreadPool(1);
-    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
+    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub(), LONG_LINGER)) {
       // A release published before the acknowledgement reached nobody, so the sleep must not last
       // its 30 s: it returns and the wait loop tries again.
       subscribe(signals, keys);
@@ -92,7 +95,7 @@ class ReleaseSignalsIntegrationTests {
     LeaseKeys keys = keys("shared");
     String channel = keys.releaseChannel();
     ExecutorService pool = Executors.newFixedThreadPool(2);
-    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
+    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub(), LONG_LINGER)) {
       subscribe(signals, keys);
       Future<?> first = sleeping(pool, signals, keys, Duration.ofSeconds(30));
       RedisLeasesIntegrationTests.await(() -> signals.sleepersOn(channel) == 1, Duration.ofSeconds(5));
@@ -115,7 +118,7 @@ class ReleaseSignalsIntegrationTests {
     LeaseKeys keys = keys("between");
     StatefulRedisPubSubConnection<String, String> connection = client.connectPubSub();
     CountDownLatch delivered = new CountDownLatch(1);
-    try (ReleaseSignals signals = ReleaseSignals.over(connection)) {
+    try (ReleaseSignals signals = ReleaseSignals.over(connection, LONG_LINGER)) {
       subscribe(signals, keys);
       // Listeners run in the order they were added, so once this one has the message, so has the sleeper's.
       connection.addListener(new RedisPubSubAdapter<>() {
@@ -138,18 +141,22 @@ class ReleaseSignalsIntegrationTests {
 
   @Test
   void anIdleSubscription_endsAfterTheLinger() throws Exception {
-    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
+    Duration linger = Duration.ofMillis(200);
+    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub(), linger)) {
       LeaseKeys idle = keys("idle");
+      LeaseKeys other = keys("idle-other");
       subscribe(signals, idle);
-      RedisLeasesIntegrationTests.await(() -> subscribers(idle.releaseChannel()) == 0,
-          ReleaseSignals.LINGER.plusSeconds(5));
+      subscribe(signals, other);
+      // Both end, each by the drop pending when it fell idle or by the one after it.
+      RedisLeasesIntegrationTests.await(() -> subscribers(idle.releaseChannel()) == 0
+          && subscribers(other.releaseChannel()) == 0, linger.plusSeconds(5));
       assertEquals(0, signals.activeChannels());
     }
   }
 
   @Test
   void withoutAMessage_theSleepRunsItsLength_andAnInterruptStopsIt() throws InterruptedException {
-    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub())) {
+    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub(), LONG_LINGER)) {
       subscribe(signals, keys("quiet"));
       long start = System.nanoTime();
       signals.sleep(keys("quiet"), Duration.ofMillis(200));
@@ -161,8 +168,23 @@ class ReleaseSignalsIntegrationTests {
   }
 
   @Test
+  void closingOverACallersConnection_unsubscribesWhatItSubscribed_andLeavesTheConnectionOpen() throws Exception {
+    LeaseKeys keys = keys("borrowed");
+    StatefulRedisPubSubConnection<String, String> connection = client.connectPubSub();
+    try {
+      ReleaseSignals signals = ReleaseSignals.over(connection, LONG_LINGER);
+      subscribe(signals, keys);
+      signals.close();
+      RedisLeasesIntegrationTests.await(() -> subscribers(keys.releaseChannel()) == 0, Duration.ofSeconds(5));
+      assertTrue(connection.isOpen());
+    } finally {
+      connection.close();
+    }
+  }
+
+  @Test
   void afterClose_sleepIsATimedWait_andCloseIsIdempotent() throws InterruptedException {
-    ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub());
+    ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub(), LONG_LINGER);
     signals.close();
     signals.close();
     long start = System.nanoTime();
