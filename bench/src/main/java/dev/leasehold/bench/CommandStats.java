@@ -6,14 +6,14 @@ import java.util.TreeMap;
 /**
  * An {@code INFO commandstats} reply read into command name -> field -> value
  * ({@code cmdstat_<name>:calls=..,usec=..,usec_per_call=..,...}). The script costs and the
- * one-round-trip test read the server's counts through here.
+ * one-round-trip test and the scale runs read the server's counts through here.
  *
  * <p>This class is stateless and threadsafe.
  */
-final class CommandStats {
+public final class CommandStats {
   private CommandStats() {}
 
-  static Map<String, Map<String, String>> parse(String commandstats) {
+  public static Map<String, Map<String, String>> parse(String commandstats) {
     Map<String, Map<String, String>> stats = new TreeMap<>();
     for (String line : commandstats.split("\r?\n")) {
       if (!line.startsWith("cmdstat_")) {

@@ -91,14 +91,22 @@ public class CpuMeter {
     Files.writeString(file, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
-  private static long processCpuNanos() {
+  /**
+   * This JVM's CPU time: every thread of the clients under test (callers, I/O threads, watchdogs),
+   * plus the JIT and the garbage collector they cause.
+   */
+  public static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
-  /** used_cpu_user + used_cpu_sys of the server, in seconds. */
   private double serverCpuSeconds() {
+    return serverCpuSeconds(connection.sync().info("cpu"));
+  }
+
+  /** used_cpu_user + used_cpu_sys of an {@code INFO cpu} reply, in seconds. */
+  public static double serverCpuSeconds(String info) {
     double seconds = 0;
-    for (String line : connection.sync().info("cpu").split("\r?\n")) {
+    for (String line : info.split("\r?\n")) {
       if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
         seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
       }

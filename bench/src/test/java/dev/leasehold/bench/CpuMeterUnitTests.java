@@ -26,4 +26,11 @@ class CpuMeterUnitTests {
     assertEquals(100.0, figures.clientMicrosPerOp(), 1e-9);
     assertEquals(30.0, figures.serverMicrosPerOp(), 1e-6);
   }
+
+  @Test
+  void serverCpuSeconds_addUserAndSystem_ofTheServerOnly() {
+    String cpu = String.join("\r\n", "# CPU", "used_cpu_sys:1.250000", "used_cpu_user:2.500000",
+        "used_cpu_sys_children:9.000000", "used_cpu_user_children:9.000000", "");
+    assertEquals(3.75, CpuMeter.serverCpuSeconds(cpu), 1e-9);
+  }
 }

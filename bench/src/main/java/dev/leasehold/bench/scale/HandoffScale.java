@@ -1,5 +1,6 @@
 package dev.leasehold.bench.scale;
 
+import dev.leasehold.bench.CpuMeter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,11 +59,11 @@ final class HandoffScale {
     try {
       Thread.sleep(warmup.toMillis());
       ServerMeter.Reading server0 = meter.read();
-      long client0 = ProcessCpu.nanos();
+      long client0 = CpuMeter.processCpuNanos();
       turns.measuring = true;
       Thread.sleep(measure.toMillis());
       turns.measuring = false;
-      long clientNanos = ProcessCpu.nanos() - client0;
+      long clientNanos = CpuMeter.processCpuNanos() - client0;
       ServerMeter.Reading done = meter.read().minus(server0);
       turns.failed();
       long[] latencies = turns.latencies();

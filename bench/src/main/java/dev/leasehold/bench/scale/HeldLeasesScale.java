@@ -1,5 +1,6 @@
 package dev.leasehold.bench.scale;
 
+import dev.leasehold.bench.CpuMeter;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,11 +45,11 @@ final class HeldLeasesScale {
       client.drainRenewalLateness();
       long renewals0 = client.renewals();
       ServerMeter.Reading server0 = meter.read();
-      long cpu0 = ProcessCpu.nanos();
+      long cpu0 = CpuMeter.processCpuNanos();
       long start = System.nanoTime();
       Thread.sleep(ttl.dividedBy(3).multipliedBy(2).toMillis());
       double seconds = (System.nanoTime() - start) / 1e9;
-      long cpu = ProcessCpu.nanos() - cpu0;
+      long cpu = CpuMeter.processCpuNanos() - cpu0;
       ServerMeter.Reading serverDelta = meter.read().minus(server0);
       long renewals = client.renewals();
       Percentiles lateness = Percentiles.of(client.drainRenewalLateness());

@@ -1,5 +1,7 @@
 package dev.leasehold.bench.scale;
 
+import dev.leasehold.bench.CommandStats;
+import dev.leasehold.bench.CpuMeter;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -45,7 +47,7 @@ final class ServerMeter implements AutoCloseable {
     double cpu = 0;
     long commands = 0;
     for (StatefulRedisConnection<String, String> connection : connections) {
-      cpu += cpuSeconds(connection.sync().info("cpu"));
+      cpu += CpuMeter.serverCpuSeconds(connection.sync().info("cpu"));
       commands += clientCommands(connection.sync().info("commandstats"));
     }
     return new Reading(cpu, commands);
@@ -61,29 +63,11 @@ final class ServerMeter implements AutoCloseable {
     return "unknown";
   }
 
-  static double cpuSeconds(String info) {
-    double seconds = 0;
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
-        seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-      }
-    }
-    return seconds;
-  }
-
   static long clientCommands(String commandstats) {
-    long calls = 0;
-    for (String line : commandstats.split("\r?\n")) {
-      if (!line.startsWith("cmdstat_")) {
-        continue;
-      }
-      String name = line.substring("cmdstat_".length(), line.indexOf(':'));
-      if (CLIENT_COMMANDS.contains(name)) {
-        int start = line.indexOf("calls=") + "calls=".length();
-        calls += Long.parseLong(line.substring(start, line.indexOf(',', start)));
-      }
-    }
-    return calls;
+    return CommandStats.parse(commandstats).entrySet().stream()
+        .filter(command -> CLIENT_COMMANDS.contains(command.getKey()))
+        .mapToLong(command -> Long.parseLong(command.getValue().get("calls")))
+        .sum();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.leasehold.bench.scale;
 
+import dev.leasehold.bench.CpuMeter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,12 +43,12 @@ final class SpreadScale {
       Thread.sleep(warmup.toMillis());
       Arrays.stream(loops).forEach(Loop::startMeasuring);
       ServerMeter.Reading server0 = meter.read();
-      long cpu0 = ProcessCpu.nanos();
+      long cpu0 = CpuMeter.processCpuNanos();
       long start = System.nanoTime();
       Thread.sleep(measure.toMillis());
       Arrays.stream(loops).forEach(Loop::stopMeasuring);
       double seconds = (System.nanoTime() - start) / 1e9;
-      long cpu = ProcessCpu.nanos() - cpu0;
+      long cpu = CpuMeter.processCpuNanos() - cpu0;
       ServerMeter.Reading server = meter.read().minus(server0);
       Arrays.stream(loops).forEach(Loop::stop);
       for (Thread thread : threads) {

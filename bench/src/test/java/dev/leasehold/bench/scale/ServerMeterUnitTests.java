@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
-/** What {@link ServerMeter} reads from {@code INFO}: the commands clients sent, and the server's CPU. */
+/** What {@link ServerMeter} reads from {@code INFO commandstats}: the commands clients sent. */
 class ServerMeterUnitTests {
   static final String COMMANDSTATS = String.join("\r\n",
       "# Commandstats",
@@ -21,13 +21,6 @@ class ServerMeterUnitTests {
   @Test
   void clientCommands_countScriptsAndSubscriptions_notWhatScriptsRunInside() {
     assertEquals(46, ServerMeter.clientCommands(COMMANDSTATS));
-  }
-
-  @Test
-  void cpuSeconds_addUserAndSystem_ofTheServerOnly() {
-    String cpu = String.join("\r\n", "# CPU", "used_cpu_sys:1.250000", "used_cpu_user:2.500000",
-        "used_cpu_sys_children:9.000000", "used_cpu_user_children:9.000000", "");
-    assertEquals(3.75, ServerMeter.cpuSeconds(cpu), 1e-9);
   }
 
   @Test
