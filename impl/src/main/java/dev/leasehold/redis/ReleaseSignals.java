@@ -212,7 +212,6 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
         // Closed after sleep() looked: no subscription any more, a timed wait.
         return new Joined(null, false, false);
       }
-      dropIdle(System.nanoTime());
       idleSince.remove(name);
       Channel channel = channels.computeIfAbsent(name, n -> new Channel());
       boolean already = isAcknowledged(channel.subscribed);
