@@ -9,10 +9,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 /**
  * An in-process TCP proxy on 127.0.0.1 in front of one loopback server, with faults a test turns
@@ -21,8 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * forwards nothing in either direction until healed (held requests then arrive late, which is how
  * a delayed request gets applied after its client gave up), and resets (RST) of every connection.
  *
- * <p>Only loopback targets are accepted. Two pump threads per connection; the client side is
- * accepted by one thread. {@link #close()} stops everything.
+ * <p>Only loopback targets are accepted. Three threads per connection (requests are read by one
+ * and forwarded by another, replies by a third); the client side is accepted by one thread. {@link #close()} stops everything.
  *
  * <p>This class is threadsafe.
  */
@@ -39,6 +43,7 @@ public final class TcpProxy implements AutoCloseable {
   private volatile boolean dropReplies;
   private volatile boolean blackhole;
   private volatile boolean refuse;
+  private volatile BiConsumer<Object, byte[]> requestTap = (connection, bytes) -> {};
 
   private TcpProxy(String name, int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -114,6 +119,15 @@ public final class TcpProxy implements AutoCloseable {
     return n;
   }
 
+  /**
+   * Hands every chunk a client sends to {@code tap} as soon as it arrives, even during a blackhole
+   * (which then holds it), with an object that stands for its connection (chunks of one connection
+   * come in order).
+   */
+  public void tapRequests(BiConsumer<Object, byte[]> tap) {
+    this.requestTap = tap == null ? (connection, bytes) -> {} : tap;
+  }
+
   /** No faults. */
   public void heal() {
     latency(0);
@@ -166,28 +180,62 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     void start() {
-      Thread up = new Thread(() -> pump(client, server, false), "proxy-up-" + client.getPort());
-      Thread down = new Thread(() -> pump(server, client, true), "proxy-down-" + client.getPort());
-      up.setDaemon(true);
-      down.setDaemon(true);
-      up.start();
-      down.start();
+      // Requests are read by a thread of their own, even into a blackhole, so that the tap sees
+      // when the client sent them; the pump then holds them until the blackhole is healed.
+      BlockingQueue<Chunk> requests = new LinkedBlockingQueue<>();
+      daemon(() -> readRequests(requests), "proxy-read-" + client.getPort());
+      daemon(() -> pump(requests::take, server, false), "proxy-up-" + client.getPort());
+      daemon(() -> pump(replies(), client, true), "proxy-down-" + client.getPort());
     }
 
-    void pump(Socket from, Socket to, boolean reply) {
+    private void daemon(Runnable task, String name) {
+      Thread thread = new Thread(task, name);
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    void readRequests(BlockingQueue<Chunk> queue) {
       byte[] buf = new byte[16 * 1024];
       try {
-        InputStream in = from.getInputStream();
-        OutputStream out = to.getOutputStream();
+        InputStream in = client.getInputStream();
         while (!dead) {
-          awaitOpen();
           int n = in.read(buf);
           if (n < 0) {
             break;
           }
-          long readAt = System.nanoTime();
-          // A blackhole that started while this chunk was in flight swallows it until healed.
+          byte[] chunk = Arrays.copyOf(buf, n);
+          requestTap.accept(this, chunk);
+          queue.add(new Chunk(chunk, System.nanoTime()));
+        }
+      } catch (IOException e) {
+        // The client went away.
+      } finally {
+        queue.add(Chunk.END);
+      }
+    }
+
+    /** Replies are read only while no blackhole is on: held ones stay in the socket's buffers. */
+    ChunkSource replies() {
+      byte[] buf = new byte[16 * 1024];
+      return () -> {
+        awaitOpen();
+        int n = server.getInputStream().read(buf);
+        return n < 0 ? Chunk.END : new Chunk(Arrays.copyOf(buf, n), System.nanoTime());
+      };
+    }
+
+    void pump(ChunkSource source, Socket to, boolean reply) {
+      try {
+        OutputStream out = to.getOutputStream();
+        while (!dead) {
+          Chunk chunk = source.next();
+          // A blackhole that started while this chunk was in flight swallows it until healed (an
+          // end of stream too, so the other side does not see the close through a blackhole).
           awaitOpen();
+          if (chunk == Chunk.END) {
+            break;
+          }
+          int n = chunk.bytes().length;
           if (reply && dropReplies) {
             poisoned = true;
             droppedReplyBytes.addAndGet(n);
@@ -197,11 +245,11 @@ public final class TcpProxy implements AutoCloseable {
             continue;
           }
           long delay = latencyNanos + (reply ? replyDelayNanos : 0);
-          long wait = readAt + delay - System.nanoTime();
+          long wait = chunk.readAt() + delay - System.nanoTime();
           if (wait > 0) {
             Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
           }
-          out.write(buf, 0, n);
+          out.write(chunk.bytes());
           out.flush();
         }
       } catch (IOException | InterruptedException e) {
@@ -226,6 +274,16 @@ public final class TcpProxy implements AutoCloseable {
       rst(client);
       rst(server);
     }
+  }
+
+  /** Bytes read from one side and when; {@link #END} ends the stream. */
+  private record Chunk(byte[] bytes, long readAt) {
+    static final Chunk END = new Chunk(new byte[0], 0);
+  }
+
+  @FunctionalInterface
+  private interface ChunkSource {
+    Chunk next() throws IOException, InterruptedException;
   }
 
   private static void rst(Socket socket) {

@@ -100,6 +100,28 @@ class TcpProxyTests {
   }
 
   @Test
+  void theTapSeesARequestWhenItIsSent_evenIntoABlackhole() throws IOException {
+    StringBuffer tapped = new StringBuffer();
+    proxy.tapRequests((connection, bytes) -> tapped.append(new String(bytes, StandardCharsets.US_ASCII)));
+    try (Socket client = proxied()) {
+      assertEquals("+PONG", command(client, "PING"));
+      proxy.blackhole(true);
+      // Two requests: the proxy may already wait in a read when the blackhole starts, so the first
+      // would be seen in any case; the second shows the proxy goes on reading.
+      send(client, "INCR k");
+      await(() -> tapped.indexOf("INCR k") >= 0, "the tap did not see a request sent into the blackhole");
+      send(client, "INCR j");
+      await(() -> tapped.indexOf("INCR j") >= 0, "the tap did not see a second request sent into the blackhole");
+      assertEquals("", valueOf("k"), "the server ran a request the blackhole should hold");
+      proxy.blackhole(false);
+      assertEquals(":1", readLine(client, 5_000));
+      assertEquals(":1", readLine(client, 5_000));
+    } finally {
+      proxy.tapRequests(null);
+    }
+  }
+
+  @Test
   void refusedConnectionsAreResetAtOnce() throws IOException {
     proxy.refuse(true);
     Socket client;

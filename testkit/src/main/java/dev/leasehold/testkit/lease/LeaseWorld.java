@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  * whose two lanes take turns (never at the same time) under an Interleaving.
  */
 public final class LeaseWorld implements AutoCloseable {
-  static final String PURPOSE = "model";
+  public static final String PURPOSE = "model";
   static final String DIGEST = "sha256:" + "ab".repeat(32);
   public static final LeaseKeys KEYS = new LeaseKeys("leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}",
       "leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}:fence");

@@ -1,0 +1,252 @@
+package dev.leasehold.testkit.blackbox;
+
+import dev.leasehold.testkit.blackbox.Verdict.Finding;
+import dev.leasehold.testkit.redis.RedisServer;
+import dev.leasehold.testkit.runner.ChainFile;
+import dev.leasehold.testkit.runner.PropertyRunner;
+import dev.leasehold.testkit.runner.PropertyViolation;
+import dev.leasehold.testkit.runner.Stats;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The black-box entry point: checks any Redis lock library, through its {@link LockLibrary} port,
+ * against the properties of spec/tla/Lease.tla that can be seen from outside
+ * ({@link BlackBoxProperty}).
+ *
+ * <pre>{@code
+ * Verdict verdict = BlackBoxConformance.of(new MyLibraryPort()).chains(40).run();
+ * }</pre>
+ *
+ * <p>The kit starts its own {@code redis-server} (it flushes it before every chain) and puts a
+ * fault-injecting proxy between it and each of two clients. Chains of random steps (acquire, renew,
+ * release, state, real time passing, a paused client, a lost reply) run in real time; after a
+ * violation the chain is shrunk, written to {@code <reportDir>/<library>-<Property>.chain}, and the
+ * run goes on looking for the other properties.
+ *
+ * <p>A builder is not threadsafe; {@link #run()} may be called again and starts afresh.
+ */
+public final class BlackBoxConformance {
+  private final LockLibrary library;
+  private int chains = 20;
+  private int maxLength = 12;
+  private long seed = 1;
+  private int maxShrinkRuns = 24;
+  private Duration maxTtl = Duration.ofMillis(400);
+  private Duration commandTimeout = Duration.ofMillis(200);
+  private Path reportDir = Path.of("target", "black-box");
+  private Consumer<String> out = System.out::println;
+  private List<Path> regressions = List.of();
+  private int regressionTries = 1;
+
+  private BlackBoxConformance(LockLibrary library) {
+    if (library == null) {
+      throw new IllegalArgumentException("library must not be null");
+    }
+    this.library = library;
+  }
+
+  public static BlackBoxConformance of(LockLibrary library) {
+    return new BlackBoxConformance(library);
+  }
+
+  public BlackBoxConformance chains(int chains) {
+    this.chains = positive("chains", chains);
+    return this;
+  }
+
+  public BlackBoxConformance maxLength(int maxLength) {
+    this.maxLength = positive("maxLength", maxLength);
+    return this;
+  }
+
+  public BlackBoxConformance seed(long seed) {
+    this.seed = seed;
+    return this;
+  }
+
+  /** Replays a shrink may spend on one violation. */
+  public BlackBoxConformance maxShrinkRuns(int maxShrinkRuns) {
+    this.maxShrinkRuns = positive("maxShrinkRuns", maxShrinkRuns);
+    return this;
+  }
+
+  /** The longest TTL a step asks for (from 250 ms); steps ask for a fifth of it up to all of it. */
+  public BlackBoxConformance maxTtl(Duration maxTtl) {
+    if (maxTtl == null || maxTtl.toMillis() < 250) {
+      throw new IllegalArgumentException("maxTtl must be at least 250 ms");
+    }
+    this.maxTtl = maxTtl;
+    return this;
+  }
+
+  /** The command timeout clients are asked to use, so a lost reply costs this long. */
+  public BlackBoxConformance commandTimeout(Duration commandTimeout) {
+    if (commandTimeout == null || commandTimeout.toMillis() < 1) {
+      throw new IllegalArgumentException("commandTimeout must be at least 1 ms");
+    }
+    this.commandTimeout = commandTimeout;
+    return this;
+  }
+
+  public BlackBoxConformance reportDir(Path reportDir) {
+    if (reportDir == null) {
+      throw new IllegalArgumentException("reportDir must not be null");
+    }
+    this.reportDir = reportDir;
+    return this;
+  }
+
+  /**
+   * Chain files replayed before the random chains, each up to {@code tries} times until it shows a
+   * violation (more than once for a finding that needs a race); a violation found so is recorded
+   * with the file as its chain.
+   */
+  public BlackBoxConformance regressions(List<Path> chainFiles, int tries) {
+    if (chainFiles == null) {
+      throw new IllegalArgumentException("chainFiles must not be null");
+    }
+    this.regressions = List.copyOf(chainFiles);
+    this.regressionTries = positive("tries", tries);
+    return this;
+  }
+
+  /** Where failures are printed (System.out by default). */
+  public BlackBoxConformance printTo(Consumer<String> out) {
+    this.out = out == null ? s -> {} : out;
+    return this;
+  }
+
+  /** Runs every chain and returns what was found; never throws for a violation. */
+  public Verdict run() {
+    Judge judge = new Judge();
+    Stats stats = new Stats();
+    Map<BlackBoxProperty, Finding> findings = new EnumMap<>(BlackBoxProperty.class);
+    for (Path file : regressions) {
+      for (int t = 0; t < regressionTries; t++) {
+        PropertyViolation v = replay(file);
+        if (v != null) {
+          BlackBoxProperty property = propertyOf(v, v.getMessage());
+          judge.found(property);
+          findings.putIfAbsent(property, new Finding.Violated(v.getMessage(), stepsOf(file), Optional.of(file)));
+          break;
+        }
+      }
+    }
+    try (Lane lane = Lane.start(library, judge, commandTimeout, maxTtl)) {
+      PropertyRunner<LaneWorld> runner = new PropertyRunner<>(lane.machine).printTo(out);
+      int done = 0;
+      while (done < chains) {
+        long runSeed = PropertyRunner.chainSeed(seed, done);
+        var report = runner.run(new PropertyRunner.Config(runSeed, chains - done, maxLength, maxShrinkRuns, true));
+        stats.add(report.stats());
+        done += report.chainsRun();
+        if (report.failure().isPresent()) {
+          var failure = report.failure().get();
+          PropertyViolation violation = failure.violation();
+          BlackBoxProperty property = propertyOf(violation, failure.rendered());
+          judge.found(property);
+          Path file = reportDir.resolve(library.name() + "-" + property.name() + ".chain");
+          ChainFile.write(file, failure.chainSeed(), runner.renderSteps(failure.shrunk()),
+              library.name() + ": " + violation.getMessage());
+          findings.put(property, new Finding.Violated(violation.getMessage(), runner.renderSteps(failure.shrunk()),
+              Optional.of(file)));
+        }
+      }
+    }
+    for (BlackBoxProperty p : BlackBoxProperty.values()) {
+      if (!p.promisedBy(library.traits())) {
+        findings.put(p, new Finding.NotPromised());
+      } else if (!findings.containsKey(p)) {
+        findings.put(p, judge.firstFailure(p)
+            .<Finding>map(message -> new Finding.Violated(message, List.of(), Optional.empty()))
+            .orElseGet(() -> new Finding.Held(judge.reached(p))));
+      }
+    }
+    Map<String, Long> outcomes = stats.outcomes();
+    return new Verdict(library.name(), library.traits(), stats.chains(), stats.steps(), findings, outcomes);
+  }
+
+  /**
+   * Replays a chain file on a fresh server; returns the violation it shows, or null. A replay
+   * judges every property, also those a run had already found.
+   */
+  public PropertyViolation replay(Path chainFile) {
+    try (Lane lane = Lane.start(library, new Judge(), commandTimeout, maxTtl)) {
+      return new PropertyRunner<>(lane.machine).printTo(out).replay(chainFile).violation();
+    }
+  }
+
+  /** The steps of a chain file as written, one per line. */
+  private static List<String> stepsOf(Path chainFile) {
+    try {
+      return Files.readAllLines(chainFile).stream().map(String::strip)
+          .filter(l -> !l.isEmpty() && !l.startsWith("#") && !l.startsWith("seed=")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static BlackBoxProperty propertyOf(PropertyViolation violation, String rendered) {
+    for (BlackBoxProperty p : BlackBoxProperty.values()) {
+      if (p.name().equals(violation.property())) {
+        return p;
+      }
+    }
+    // Not a property: the port or the kit threw where it must answer.
+    throw new IllegalStateException("the black-box run crashed:\n" + rendered, violation);
+  }
+
+  private static int positive(String name, int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be at least 1");
+    }
+    return value;
+  }
+
+  /** The server, the kit's own connection to it and the machine over them. */
+  private static final class Lane implements AutoCloseable {
+    final RedisServer server;
+    final RedisClient client;
+    final StatefulRedisConnection<String, String> connection;
+    final BlackBoxMachine machine;
+
+    private Lane(RedisServer server, RedisClient client, StatefulRedisConnection<String, String> connection,
+        BlackBoxMachine machine) {
+      this.server = server;
+      this.client = client;
+      this.connection = connection;
+      this.machine = machine;
+    }
+
+    static Lane start(LockLibrary library, Judge judge, Duration commandTimeout, Duration maxTtl) {
+      RedisServer server = RedisServer.start("black-box-" + library.name());
+      if (server.process().isEmpty()) {
+        server.close();
+        throw new IllegalStateException("the black-box lane flushes its server: it needs a redis-server on PATH");
+      }
+      RedisClient client = RedisClient.create(server.uri());
+      StatefulRedisConnection<String, String> connection = client.connect();
+      BlackBoxMachine machine = new BlackBoxMachine(library, new LettuceServerView(connection.sync()),
+          () -> connection.sync().flushall(), server.uri().getPort(), commandTimeout, maxTtl.toMillis(), judge);
+      return new Lane(server, client, connection, machine);
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+      client.shutdown();
+      server.close();
+    }
+  }
+}

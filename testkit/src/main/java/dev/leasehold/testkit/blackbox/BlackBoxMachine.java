@@ -1,0 +1,106 @@
+package dev.leasehold.testkit.blackbox;
+
+import dev.leasehold.testkit.blackbox.LaneAction.LoseReply;
+import dev.leasehold.testkit.blackbox.LaneAction.Pause;
+import dev.leasehold.testkit.blackbox.LaneAction.Release;
+import dev.leasehold.testkit.blackbox.LaneAction.Renew;
+import dev.leasehold.testkit.blackbox.LaneAction.State;
+import dev.leasehold.testkit.blackbox.LaneAction.Tick;
+import dev.leasehold.testkit.blackbox.LaneAction.TryAcquire;
+import dev.leasehold.testkit.runner.ActionKind;
+import dev.leasehold.testkit.runner.Param;
+import dev.leasehold.testkit.runner.StateMachine;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The black-box lane as a state machine for {@link dev.leasehold.testkit.runner.PropertyRunner}:
+ * each chain step is decoded once into a typed {@link LaneAction}, so chain files keep the
+ * runner's {@code name(param=value)} lines.
+ *
+ * <p>One run at a time: its chains share the run's {@link Judge}.
+ */
+final class BlackBoxMachine implements StateMachine<LaneWorld> {
+  static final int CLIENTS = 2;
+
+  private final LockLibrary library;
+  private final ServerView server;
+  private final Runnable flush;
+  private final int redisPort;
+  private final Duration commandTimeout;
+  private final long maxTtlMs;
+  private final Judge judge;
+
+  BlackBoxMachine(LockLibrary library, ServerView server, Runnable flush, int redisPort, Duration commandTimeout,
+      long maxTtlMs, Judge judge) {
+    this.library = library;
+    this.server = server;
+    this.flush = flush;
+    this.redisPort = redisPort;
+    this.commandTimeout = commandTimeout;
+    this.maxTtlMs = maxTtlMs;
+    this.judge = judge;
+  }
+
+  @Override
+  public LaneWorld setUp(long seed) {
+    flush.run();
+    try {
+      return new LaneWorld(library, server, redisPort, CLIENTS, commandTimeout, judge);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(library.name() + ": could not connect a client: " + e, e);
+    }
+  }
+
+  @Override
+  public List<ActionKind<LaneWorld>> actions() {
+    Param client = new Param("client", 0, CLIENTS - 1);
+    // TTLs from a fifth of the longest: a grant that short may expire within one tick.
+    Param ttlMs = new Param("ttlMs", Math.max(50, maxTtlMs / 5), maxTtlMs);
+    // Ticks up to half the longest TTL, so grants often outlive one tick but not several and steps
+    // meet both live and expired grants; pauses up to twice the longest TTL, so that a paused
+    // holder's lease (a watchdog's too) often runs out while it cannot renew.
+    Param tickMs = new Param("ms", 10, maxTtlMs / 2);
+    Param pauseMs = new Param("ms", 10, 2 * maxTtlMs);
+    return List.of(
+        kind("tryAcquire", 12, List.of(client, ttlMs), a -> new TryAcquire((int) a[0], a[1])),
+        kind("renew", 8, List.of(client, ttlMs), a -> new Renew((int) a[0], a[1])),
+        kind("release", 3, List.of(client), a -> new Release((int) a[0])),
+        kind("state", 8, List.of(client), a -> new State((int) a[0])),
+        kind("tick", 6, List.of(tickMs), a -> new Tick(a[0])),
+        kind("pause", 4, List.of(client, pauseMs), a -> new Pause((int) a[0], a[1])),
+        kind("loseReply", 2, List.of(client), a -> new LoseReply((int) a[0])));
+  }
+
+  @Override
+  public void checkInvariants(LaneWorld world) {
+    world.checkBetweenSteps();
+  }
+
+  @Override
+  public void tearDown(LaneWorld world) {
+    world.close();
+  }
+
+  private static ActionKind<LaneWorld> kind(String name, int weight, List<Param> params,
+      Function<long[], LaneAction> decode) {
+    return new Kind(name, weight, params, decode);
+  }
+
+  /** A step kind: its parameters are decoded once into the typed action the world runs. */
+  private record Kind(String name, int weight, List<Param> params, Function<long[], LaneAction> decode)
+      implements ActionKind<LaneWorld> {
+    @Override
+    public boolean enabled(LaneWorld world, long[] args) {
+      return world.enabled(decode.apply(args));
+    }
+
+    @Override
+    public String run(LaneWorld world, long[] args) throws Exception {
+      return world.apply(decode.apply(args));
+    }
+  }
+}

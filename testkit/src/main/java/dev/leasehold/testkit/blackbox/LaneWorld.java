@@ -1,0 +1,426 @@
+package dev.leasehold.testkit.blackbox;
+
+import static dev.leasehold.testkit.blackbox.BlackBoxProperty.CertaintyIsHonest;
+import static dev.leasehold.testkit.blackbox.BlackBoxProperty.FencedEffects;
+import static dev.leasehold.testkit.blackbox.BlackBoxProperty.MutualExclusion;
+import static dev.leasehold.testkit.blackbox.BlackBoxProperty.NoLeaseLeftBehind;
+import static dev.leasehold.testkit.blackbox.BlackBoxProperty.NoSendAfterEnd;
+import static dev.leasehold.testkit.blackbox.BlackBoxProperty.ValidityWithinServerLease;
+
+import dev.leasehold.testkit.blackbox.LaneAction.LoseReply;
+import dev.leasehold.testkit.blackbox.LaneAction.Pause;
+import dev.leasehold.testkit.blackbox.LaneAction.Release;
+import dev.leasehold.testkit.blackbox.LaneAction.Renew;
+import dev.leasehold.testkit.blackbox.LaneAction.State;
+import dev.leasehold.testkit.blackbox.LaneAction.Tick;
+import dev.leasehold.testkit.blackbox.LaneAction.TryAcquire;
+import dev.leasehold.testkit.blackbox.LockClient.Grant;
+import dev.leasehold.testkit.blackbox.LockLibrary.ServerLock;
+import dev.leasehold.testkit.redis.TcpProxy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One chain of the black-box lane: a library's clients, each behind its own fault-injecting proxy
+ * to one real server, and what the kit knows from outside (each client's open grant and the windows
+ * in which the server must still hold it). Steps run one at a time, in real time.
+ *
+ * <p>Every judgement is on evidence with a known direction of error: a grant's window runs from the
+ * reply to the send plus the TTL (the server set the expiry in between, so the key lives at least
+ * that long), and each server read is bracketed by the instants before and after it.
+ *
+ * <p>This class is not threadsafe: one chain runs on one thread.
+ */
+final class LaneWorld implements AutoCloseable {
+  static final String RESOURCE = "blackbox";
+  /** The server stores expiries in whole ms: judgements allow this much for rounding. */
+  private static final long SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+  private final LockLibrary library;
+  private final ServerView server;
+  private final String key;
+  private final Judge judge;
+  private final List<Party> parties = new ArrayList<>();
+  private OptionalLong highestToken = OptionalLong.empty();
+
+  LaneWorld(LockLibrary library, ServerView server, int redisPort, int clients, Duration commandTimeout, Judge judge)
+      throws Exception {
+    this.library = library;
+    this.server = server;
+    this.key = library.key(RESOURCE);
+    this.judge = judge;
+    try {
+      for (int i = 0; i < clients; i++) {
+        parties.add(Party.open(library, key, redisPort, i, commandTimeout));
+      }
+    } catch (Exception e) {
+      close();
+      throw e;
+    }
+  }
+
+  boolean enabled(LaneAction action) {
+    if (action instanceof TryAcquire a) {
+      Hold hold = party(a.client()).hold;
+      return hold == null || !hold.certain() && library.traits().replays();
+    } else if (action instanceof Renew r) {
+      return library.traits().renews() && party(r.client()).hold != null;
+    } else if (action instanceof Release r) {
+      return party(r.client()).hold != null;
+    } else if (action instanceof State s) {
+      return library.traits().clientValidity() && party(s.client()).hold != null;
+    } else if (action instanceof LoseReply l) {
+      return !party(l.client()).loseNext;
+    }
+    return true;
+  }
+
+  /** Runs {@code action}; returns the label of what it saw, for the statistics. */
+  String apply(LaneAction action) throws Exception {
+    if (action instanceof TryAcquire a) {
+      return tryAcquire(a.client(), a.ttlMs());
+    } else if (action instanceof Renew r) {
+      return renew(r.client(), r.ttlMs());
+    } else if (action instanceof Release r) {
+      return release(r.client());
+    } else if (action instanceof State s) {
+      return state(s.client());
+    } else if (action instanceof Tick t) {
+      Thread.sleep(t.ms());
+      return "ticked";
+    } else if (action instanceof Pause p) {
+      TcpProxy proxy = party(p.client()).proxy;
+      proxy.blackhole(true);
+      try {
+        Thread.sleep(p.ms());
+      } finally {
+        proxy.blackhole(false);
+      }
+      return party(p.client()).hold == null ? "paused" : "paused-holding";
+    } else if (action instanceof LoseReply l) {
+      party(l.client()).loseNext = true;
+      return "armed";
+    }
+    throw new IllegalArgumentException("unknown action " + action);
+  }
+
+  /** Checks what must hold between steps: no client sent anything for a lock it released. */
+  void checkBetweenSteps() {
+    for (int i = 0; i < parties.size(); i++) {
+      checkNoSendAfterEnd(i);
+    }
+  }
+
+  private String tryAcquire(int c, long ttlMs) throws Exception {
+    Party p = party(c);
+    checkNoSendAfterEnd(c);
+    p.watchFrom = -1;
+    // A retry after an unknown outcome (replays only): the first send may be the one that set the
+    // expiry, and a replay never extends it.
+    Hold retried = p.hold;
+    Seen before = read();
+    long start = System.nanoTime();
+    Grant grant;
+    try {
+      grant = p.call(() -> p.client.tryAcquire(RESOURCE, Duration.ofMillis(ttlMs)));
+    } catch (Exception e) {
+      long until = start + TimeUnit.MILLISECONDS.toNanos(ttlMs);
+      p.hold = Hold.uncertain(retried == null ? until : Math.min(retried.surelyUntil(), until),
+          p.client.holderId(RESOURCE));
+      return p.outcome("uncertain");
+    }
+    long end = System.nanoTime();
+    Optional<String> id = p.client.holderId(RESOURCE);
+    if (grant instanceof Grant.Acquired acquired) {
+      checkExclusion(c, start, end, "acquire");
+      checkToken(c, acquired.token());
+      long until = start + acquired.ttl().toNanos();
+      p.hold = new Hold(true, end, retried == null ? until : Math.min(retried.surelyUntil(), until), id);
+      checkBeliefAfterGrant(c);
+      return p.outcome(retried == null ? "acquired" : "acquired-on-retry");
+    }
+    Seen after = read();
+    judge.met(CertaintyIsHonest);
+    checkNothingDeleted(before, after, "client " + c + " was told not acquired");
+    if (retried != null) {
+      // This call changed nothing; whether the first one was applied is still unknown.
+      return p.outcome("not-acquired-on-retry");
+    }
+    p.hold = null;
+    if (id.isPresent()) {
+      judge.met(NoLeaseLeftBehind);
+      judge.check(!after.lock.heldBy(id.get()), NoLeaseLeftBehind,
+          "client " + c + " was told not acquired, yet the server holds the lock for it: " + after.lock);
+    }
+    return p.outcome("not-acquired");
+  }
+
+  private String renew(int c, long ttlMs) throws Exception {
+    Party p = party(c);
+    Seen before = read();
+    long start = System.nanoTime();
+    long until = start + TimeUnit.MILLISECONDS.toNanos(ttlMs);
+    boolean renewed;
+    try {
+      renewed = p.call(() -> p.client.renew(RESOURCE, Duration.ofMillis(ttlMs)));
+    } catch (Exception e) {
+      // It may have run: the expiry may now be as short as this renew set it.
+      p.hold = p.hold.cappedAt(until);
+      return p.outcome("uncertain");
+    }
+    if (renewed) {
+      // The last write decides the expiry, and every earlier call of this client has returned.
+      checkExclusion(c, start, System.nanoTime(), "renew");
+      p.hold = p.hold.renewedUntil(until);
+      checkBeliefAfterGrant(c);
+      return p.outcome("renewed");
+    }
+    p.hold = p.hold.cappedAt(until);
+    Seen after = read();
+    judge.met(CertaintyIsHonest);
+    checkNothingDeleted(before, after, "client " + c + " was told not renewed");
+    p.hold.id().ifPresent(id -> judge.check(before.lock.heldBy(id) || !after.lock.heldBy(id),
+        CertaintyIsHonest, "client " + c + " was told not renewed, yet its renew took the lock: " + after.lock));
+    return p.outcome("not-renewed");
+  }
+
+  private String release(int c) throws Exception {
+    Party p = party(c);
+    Hold hold = p.hold;
+    Seen before = read();
+    boolean released;
+    try {
+      released = p.call(() -> p.client.release(RESOURCE));
+    } catch (Exception e) {
+      return p.outcome("uncertain");
+    } finally {
+      p.hold = null;
+    }
+    Seen after = read();
+    if (released) {
+      if (hold.certain() && hold.id().isPresent()) {
+        judge.met(NoLeaseLeftBehind);
+        judge.check(!after.lock.heldBy(hold.id().get()), NoLeaseLeftBehind,
+            "client " + c + " was told released, yet the server still holds the lock for it: " + after.lock);
+      }
+    } else {
+      judge.met(CertaintyIsHonest);
+      checkNothingDeleted(before, after, "client " + c + " was told not released");
+    }
+    // Watched from after a round trip on another connection that began after the release
+    // returned: a request read later was sent after the client was told the lock is gone.
+    p.watchFrom = after.to;
+    judge.met(NoSendAfterEnd);
+    return p.outcome(released ? "released" : "not-released");
+  }
+
+  private String state(int c) {
+    return checkBelief(c);
+  }
+
+  /**
+   * ValidityWithinServerLease, for a library with client-side validity: asked after every grant
+   * and by the state step. A belief that runs out while the server is read is not judged.
+   */
+  private String checkBelief(int c) {
+    Party p = party(c);
+    long asked = System.nanoTime();
+    Optional<Duration> belief = p.client.belief(RESOURCE);
+    if (belief.isEmpty() || belief.get().isZero() || belief.get().isNegative()) {
+      return "believes-free";
+    }
+    long until = asked + belief.get().toNanos();
+    Seen now = read();
+    if (now.to - until >= 0) {
+      return "ran-out-while-reading";
+    }
+    judge.met(ValidityWithinServerLease);
+    Optional<String> id = p.hold == null ? p.client.holderId(RESOURCE) : p.hold.id();
+    // A client that cannot name its holder is judged on the key's expiry only.
+    boolean mine = id.isEmpty() ? now.lock.holder().isPresent() : now.lock.heldBy(id.get());
+    judge.check(mine, ValidityWithinServerLease, "client " + c + " believes it holds the lock for "
+        + belief.get().toMillis() + " ms more, but the server says " + now.lock
+        + (now.lock.holder().isPresent() ? " by another client" : ""));
+    long serverExpiryAtMost = now.to + TimeUnit.MILLISECONDS.toNanos(now.lock.pttlMs());
+    judge.check(now.lock.pttlMs() < 0 || serverExpiryAtMost + SLACK_NANOS - until >= 0,
+        ValidityWithinServerLease, "client " + c + " believes it holds the lock "
+            + TimeUnit.NANOSECONDS.toMillis(until - serverExpiryAtMost) + " ms longer than the server keeps it");
+    return "believes-held";
+  }
+
+  private void checkBeliefAfterGrant(int c) {
+    if (library.traits().clientValidity()) {
+      checkBelief(c);
+    }
+  }
+
+  /** A grant to {@code c} in {@code [start, end]} while another's grant surely still stood. */
+  private void checkExclusion(int c, long start, long end, String call) {
+    for (int d = 0; d < parties.size(); d++) {
+      Hold other = parties.get(d).hold;
+      if (d == c || other == null || !other.certain()) {
+        continue;
+      }
+      judge.met(MutualExclusion);
+      boolean overlap = other.grantedAt() - start < 0 && end + SLACK_NANOS - other.surelyUntil() < 0;
+      judge.check(!overlap, MutualExclusion, "client " + c + "'s " + call + " was granted while "
+          + "client " + d + "'s grant, not released, had at least "
+          + TimeUnit.NANOSECONDS.toMillis(other.surelyUntil() - end) + " ms left on the server");
+    }
+  }
+
+  private void checkToken(int c, OptionalLong token) {
+    if (!library.traits().fenced()) {
+      return;
+    }
+    judge.check(token.isPresent(), FencedEffects, "client " + c + "'s grant carries no token");
+    if (token.isEmpty()) {
+      return;
+    }
+    if (highestToken.isPresent()) {
+      judge.met(FencedEffects);
+      judge.check(token.getAsLong() > highestToken.getAsLong(), FencedEffects, "client " + c
+          + " was granted token " + token.getAsLong() + " after token " + highestToken.getAsLong() + " was issued");
+    }
+    highestToken = OptionalLong.of(Math.max(token.getAsLong(), highestToken.orElse(Long.MIN_VALUE)));
+  }
+
+  /** A held key that is gone although it cannot have expired was deleted by the call in between. */
+  private void checkNothingDeleted(Seen before, Seen after, String told) {
+    if (before.lock.holder().isEmpty() || after.lock.holder().isPresent() || before.lock.pttlMs() < 0) {
+      return;
+    }
+    long expiresAtLeast = before.from + TimeUnit.MILLISECONDS.toNanos(before.lock.pttlMs());
+    judge.check(after.to + SLACK_NANOS - expiresAtLeast >= 0, CertaintyIsHonest, told
+        + ", yet the lock, held with " + before.lock.pttlMs() + " ms left, was gone "
+        + TimeUnit.NANOSECONDS.toMillis(after.to - before.from) + " ms later");
+  }
+
+  private void checkNoSendAfterEnd(int c) {
+    Party p = party(c);
+    if (p.watchFrom == -1) {
+      return;
+    }
+    List<String> sent = p.watch.since(p.watchFrom);
+    judge.check(sent.isEmpty(), NoSendAfterEnd,
+        "client " + c + " sent " + sent.size() + " request(s) naming the lock after its release returned: " + sent);
+  }
+
+  private Seen read() {
+    long from = System.nanoTime();
+    ServerLock lock = library.read(server, key);
+    return new Seen(lock, from, System.nanoTime());
+  }
+
+  private Party party(int c) {
+    return parties.get(c);
+  }
+
+  @Override
+  public void close() {
+    for (Party p : parties) {
+      p.close();
+    }
+  }
+
+  /** A server read and the instants before and after it. */
+  private record Seen(ServerLock lock, long from, long to) {}
+
+  /**
+   * A grant as the kit knows it from outside. {@code surelyUntil}: before this instant the server
+   * cannot have expired it (the send plus the TTL of the call that last set the expiry, or the
+   * earliest such of the calls that may have).
+   */
+  private record Hold(boolean certain, long grantedAt, long surelyUntil, Optional<String> id) {
+    /** Leaves the holder identity out: it may be a secret owner token. */
+    @Override
+    public String toString() {
+      return (certain ? "grant" : "unknown outcome") + " surely until " + surelyUntil;
+    }
+
+    static Hold uncertain(long surelyUntil, Optional<String> id) {
+      return new Hold(false, 0, surelyUntil, id);
+    }
+
+    Hold cappedAt(long until) {
+      return new Hold(certain, grantedAt, Math.min(surelyUntil, until), id);
+    }
+
+    Hold renewedUntil(long until) {
+      return new Hold(certain, grantedAt, until, id);
+    }
+  }
+
+  /** One client, its proxy and what the kit knows of it. */
+  private static final class Party implements AutoCloseable {
+    final TcpProxy proxy;
+    final RequestWatch watch;
+    LockClient client;
+    Hold hold;
+    /** From when a request naming the lock is a violation; -1 while the client may hold it. */
+    long watchFrom = -1;
+    boolean loseNext;
+    /** Whether the last call lost a reply (the proxy discarded bytes of it). */
+    boolean lostReply;
+
+    private Party(TcpProxy proxy, RequestWatch watch) {
+      this.proxy = proxy;
+      this.watch = watch;
+    }
+
+    static Party open(LockLibrary library, String key, int redisPort, int index, Duration commandTimeout)
+        throws Exception {
+      TcpProxy proxy = TcpProxy.start("client-" + index, redisPort);
+      RequestWatch watch = new RequestWatch(key);
+      proxy.tapRequests(watch::accept);
+      Party party = new Party(proxy, watch);
+      try {
+        party.client = library.connect(new LockLibrary.Endpoint("127.0.0.1", proxy.port(), commandTimeout));
+      } catch (Exception e) {
+        proxy.close();
+        throw e;
+      }
+      return party;
+    }
+
+    <T> T call(Callable<T> call) throws Exception {
+      lostReply = false;
+      if (!loseNext) {
+        return call.call();
+      }
+      loseNext = false;
+      long dropped = proxy.droppedReplyBytes();
+      proxy.dropReplies(true);
+      try {
+        return call.call();
+      } finally {
+        proxy.dropReplies(false);
+        lostReply = proxy.droppedReplyBytes() > dropped;
+      }
+    }
+
+    /** The statistics label of a call's outcome, marked when the call lost a reply. */
+    String outcome(String label) {
+      return lostReply ? label + "-after-lost-reply" : label;
+    }
+
+    @Override
+    public void close() {
+      try {
+        if (client != null) {
+          client.close();
+        }
+      } catch (Exception ignored) {
+        // The chain is over; a client that fails to close leaves nothing the next chain sees.
+      } finally {
+        proxy.close();
+      }
+    }
+  }
+}

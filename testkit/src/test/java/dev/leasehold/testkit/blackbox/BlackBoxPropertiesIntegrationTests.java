@@ -1,0 +1,66 @@
+package dev.leasehold.testkit.blackbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leasehold.testkit.blackbox.ToyLock.Flaw;
+import dev.leasehold.testkit.runner.ChainFile;
+import dev.leasehold.testkit.runner.PropertyViolation;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each black-box property can fail: a lock with one flaw breaks exactly the property that names
+ * it on a short chain, and the same lock without the flaw passes every chain here and a random run.
+ */
+class BlackBoxPropertiesIntegrationTests {
+  /** For each flaw: the property it breaks and a chain that shows it. */
+  static final Map<Flaw, Case> CASES = Map.of(
+      Flaw.RELEASE_KEEPS_KEY, new Case(BlackBoxProperty.NoLeaseLeftBehind,
+          List.of("tryAcquire(client=0, ttlMs=300)", "release(client=0)")),
+      Flaw.REFUSAL_DELETES, new Case(BlackBoxProperty.CertaintyIsHonest,
+          List.of("tryAcquire(client=1, ttlMs=300)", "tryAcquire(client=0, ttlMs=300)")),
+      Flaw.TOKEN_GOES_BACK, new Case(BlackBoxProperty.FencedEffects,
+          List.of("tryAcquire(client=0, ttlMs=300)", "release(client=0)", "tryAcquire(client=1, ttlMs=300)")),
+      Flaw.BELIEF_TOO_LONG, new Case(BlackBoxProperty.ValidityWithinServerLease,
+          List.of("tryAcquire(client=0, ttlMs=300)")),
+      Flaw.UNLOCK_WITHOUT_COMPARE, new Case(BlackBoxProperty.MutualExclusion,
+          List.of("tryAcquire(client=0, ttlMs=80)", "tick(ms=150)", "tryAcquire(client=1, ttlMs=400)",
+              "release(client=0)", "tryAcquire(client=0, ttlMs=300)")),
+      Flaw.SENDS_AFTER_RELEASE, new Case(BlackBoxProperty.NoSendAfterEnd,
+          List.of("tryAcquire(client=0, ttlMs=300)", "release(client=0)", "tick(ms=200)")));
+
+  record Case(BlackBoxProperty property, List<String> steps) {}
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void eachFlaw_breaksItsProperty_andTheCorrectLockPassesTheSameChain() {
+    for (Map.Entry<Flaw, Case> e : CASES.entrySet()) {
+      Path chain = dir.resolve(e.getKey() + ".chain");
+      ChainFile.write(chain, 1, e.getValue().steps(), e.getKey().name());
+      PropertyViolation broken = BlackBoxConformance.of(new ToyLock(e.getKey())).printTo(s -> {}).replay(chain);
+      assertNotNull(broken, e.getKey() + " went unnoticed");
+      assertEquals(e.getValue().property().name(), broken.property(), e.getKey() + ": " + broken.getMessage());
+      PropertyViolation sound = BlackBoxConformance.of(new ToyLock(Flaw.NONE)).printTo(s -> {}).replay(chain);
+      assertNull(sound, () -> "the correct lock failed " + e.getKey() + "'s chain: " + sound.getMessage());
+    }
+  }
+
+  @Test
+  void theCorrectLock_passesARandomRun_withEveryPropertyTested() {
+    Verdict verdict = BlackBoxConformance.of(new ToyLock(Flaw.NONE)).chains(15).maxLength(16).seed(5)
+        .reportDir(dir).run();
+    assertTrue(verdict.conforms(), () -> VerdictTable.markdown(List.of(verdict)));
+    for (BlackBoxProperty p : BlackBoxProperty.values()) {
+      assertTrue(verdict.finding(p) instanceof Verdict.Finding.Held held && held.reached() > 0,
+          () -> p + " was not tested: " + VerdictTable.markdown(List.of(verdict)));
+    }
+  }
+}
