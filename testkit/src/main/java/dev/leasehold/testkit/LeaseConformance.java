@@ -174,8 +174,9 @@ public final class LeaseConformance {
       PropertyRunner.Report report = runner.run(PropertyRunner.Config.of(runSeed, chains, maxLength));
       String stats = report.stats().markdown(name + " (seed " + runSeed + ")", machine.expectedOutcomes());
       write(name + "-stats.md", stats);
-      report.failure().ifPresent(f -> ChainFile.write(reportDir.resolve(name + ".chain"), f.chainSeed(),
-          runner.renderSteps(f.shrunk()), f.violation().getMessage()));
+      Path chainFile = reportDir.resolve(name + ".chain");
+      report.failure().ifPresent(f -> ChainFile.write(chainFile, f.chainSeed(), runner.renderSteps(f.shrunk()),
+          "replay with -Dmodel.replay=" + chainFile.toAbsolutePath() + "\n" + f.violation().getMessage()));
       return new Result(runSeed, report.chainsRun(), report.failure(), stats);
     } finally {
       if (real != null) {

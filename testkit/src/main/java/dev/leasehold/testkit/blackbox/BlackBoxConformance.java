@@ -158,7 +158,7 @@ public final class BlackBoxConformance {
           judge.found(property);
           Path file = reportDir.resolve(library.name() + "-" + property.name() + ".chain");
           ChainFile.write(file, failure.chainSeed(), runner.renderSteps(failure.shrunk()),
-              library.name() + ": " + violation.getMessage());
+              library.name() + ": " + violation.getMessage() + "\nreplay with BlackBoxConformance.replay(<this file>)");
           findings.put(property, new Finding.Violated(violation.getMessage(), runner.renderSteps(failure.shrunk()),
               Optional.of(file)));
         }

@@ -4,6 +4,7 @@ import dev.leasehold.testkit.blackbox.LaneAction.LoseReply;
 import dev.leasehold.testkit.blackbox.LaneAction.Pause;
 import dev.leasehold.testkit.blackbox.LaneAction.Release;
 import dev.leasehold.testkit.blackbox.LaneAction.Renew;
+import dev.leasehold.testkit.blackbox.LaneAction.Replay;
 import dev.leasehold.testkit.blackbox.LaneAction.State;
 import dev.leasehold.testkit.blackbox.LaneAction.Tick;
 import dev.leasehold.testkit.blackbox.LaneAction.TryAcquire;
@@ -67,6 +68,7 @@ final class BlackBoxMachine implements StateMachine<LaneWorld> {
     Param pauseMs = new Param("ms", 10, 2 * maxTtlMs);
     return List.of(
         kind("tryAcquire", 12, List.of(client, ttlMs), a -> new TryAcquire((int) a[0], a[1])),
+        kind("replay", 8, List.of(client, ttlMs), a -> new Replay((int) a[0], a[1])),
         kind("renew", 8, List.of(client, ttlMs), a -> new Renew((int) a[0], a[1])),
         kind("release", 3, List.of(client), a -> new Release((int) a[0])),
         kind("state", 8, List.of(client), a -> new State((int) a[0])),

@@ -2,12 +2,18 @@ package dev.leasehold.testkit.blackbox;
 
 /**
  * One step of a black-box chain. Clients are numbered from 0; times are in ms. The names are the
- * spec's where the spec has the action ({@code TryAcquire}, {@code Renew}, {@code Release},
- * {@code State}, {@code Tick}, {@code Pause}, {@code LoseReply}).
+ * spec's where the spec has the action ({@code TryAcquire}, {@code Replay}, {@code Renew},
+ * {@code Release}, {@code State}, {@code Tick}, {@code Pause}, {@code LoseReply}).
  */
 sealed interface LaneAction {
   /** One attempt, without waiting, for {@code ttlMs}. */
   record TryAcquire(int client, long ttlMs) implements LaneAction {}
+
+  /**
+   * Sends the client's last acquire again after its outcome was unknown, for a library that replays
+   * an attempt ({@link LockLibrary.Traits#replays()}).
+   */
+  record Replay(int client, long ttlMs) implements LaneAction {}
 
   /** Extends the client's hold to {@code ttlMs}. */
   record Renew(int client, long ttlMs) implements LaneAction {}

@@ -11,6 +11,7 @@ import dev.leasehold.testkit.blackbox.LaneAction.LoseReply;
 import dev.leasehold.testkit.blackbox.LaneAction.Pause;
 import dev.leasehold.testkit.blackbox.LaneAction.Release;
 import dev.leasehold.testkit.blackbox.LaneAction.Renew;
+import dev.leasehold.testkit.blackbox.LaneAction.Replay;
 import dev.leasehold.testkit.blackbox.LaneAction.State;
 import dev.leasehold.testkit.blackbox.LaneAction.Tick;
 import dev.leasehold.testkit.blackbox.LaneAction.TryAcquire;
@@ -67,8 +68,10 @@ final class LaneWorld implements AutoCloseable {
 
   boolean enabled(LaneAction action) {
     if (action instanceof TryAcquire a) {
-      Hold hold = party(a.client()).hold;
-      return hold == null || !hold.certain() && library.traits().replays();
+      return party(a.client()).hold == null;
+    } else if (action instanceof Replay r) {
+      Hold hold = party(r.client()).hold;
+      return library.traits().replays() && hold != null && !hold.certain();
     } else if (action instanceof Renew r) {
       return library.traits().renews() && party(r.client()).hold != null;
     } else if (action instanceof Release r) {
@@ -85,6 +88,8 @@ final class LaneWorld implements AutoCloseable {
   String apply(LaneAction action) throws Exception {
     if (action instanceof TryAcquire a) {
       return tryAcquire(a.client(), a.ttlMs());
+    } else if (action instanceof Replay r) {
+      return tryAcquire(r.client(), r.ttlMs());
     } else if (action instanceof Renew r) {
       return renew(r.client(), r.ttlMs());
     } else if (action instanceof Release r) {
@@ -121,7 +126,7 @@ final class LaneWorld implements AutoCloseable {
     Party p = party(c);
     checkNoSendAfterEnd(c);
     p.watchFrom = -1;
-    // A retry after an unknown outcome (replays only): the first send may be the one that set the
+    // A replay of an acquire whose outcome was unknown: the first send may be the one that set the
     // expiry, and a replay never extends it.
     Hold retried = p.hold;
     Seen before = read();
@@ -143,14 +148,14 @@ final class LaneWorld implements AutoCloseable {
       long until = start + acquired.ttl().toNanos();
       p.hold = new Hold(true, end, retried == null ? until : Math.min(retried.surelyUntil(), until), id);
       checkBeliefAfterGrant(c);
-      return p.outcome(retried == null ? "acquired" : "acquired-on-retry");
+      return p.outcome("acquired");
     }
     Seen after = read();
     judge.met(CertaintyIsHonest);
     checkNothingDeleted(before, after, "client " + c + " was told not acquired");
     if (retried != null) {
       // This call changed nothing; whether the first one was applied is still unknown.
-      return p.outcome("not-acquired-on-retry");
+      return p.outcome("not-acquired");
     }
     p.hold = null;
     if (id.isPresent()) {

@@ -49,7 +49,7 @@ public interface LockLibrary {
    * @param clientValidity the client can say, without asking the server, until when its hold is
    *     valid ({@link LockClient#belief})
    * @param replays a {@link LockClient#tryAcquire} after one whose outcome was unknown sends the same
-   *     attempt again and never makes a second hold (the kit then retries instead of releasing)
+   *     attempt again and never makes a second hold (the kit then may replay instead of releasing)
    */
   record Traits(boolean fenced, boolean renews, boolean clientValidity, boolean replays) {
     /** A library that promises none of these (the kit still checks what every lock must do). */

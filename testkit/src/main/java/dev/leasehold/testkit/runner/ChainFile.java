@@ -20,7 +20,7 @@ public record ChainFile(long seed, List<Step> steps) {
 
   public static void write(Path file, long seed, List<String> renderedSteps, String comment) {
     List<String> lines = new ArrayList<>();
-    lines.add("# leasehold model-test chain; replay with -Dmodel.replay=" + file.toAbsolutePath());
+    lines.add("# leasehold chain");
     for (String c : comment.split("\n")) {
       lines.add("# " + c);
     }
