@@ -14,7 +14,7 @@ public enum BlackBoxProperty {
   ValidityWithinServerLease("beliefs in a hold checked against the server, after each grant and at state steps"),
   /** Each grant's fencing token is larger than every earlier grant's. */
   FencedEffects("grants whose token was compared with an earlier one"),
-  /** A call that says it changed nothing (not acquired, not released, not renewed) changed nothing. */
+  /** A call that says it changed nothing (not acquired, not released) changed nothing. */
   CertaintyIsHonest("calls that said they changed nothing"),
   /** After a release returned, the client sends nothing that names the lock until it acquires again. */
   NoSendAfterEnd("releases after which the client's requests were watched"),

@@ -168,7 +168,6 @@ final class LaneWorld implements AutoCloseable {
 
   private String renew(int c, long ttlMs) throws Exception {
     Party p = party(c);
-    Seen before = read();
     long start = System.nanoTime();
     long until = start + TimeUnit.MILLISECONDS.toNanos(ttlMs);
     boolean renewed;
@@ -186,12 +185,9 @@ final class LaneWorld implements AutoCloseable {
       checkBeliefAfterGrant(c);
       return p.outcome("renewed");
     }
+    // "The hold is gone" is not "this call changed nothing": a renew may have run and shortened the
+    // expiry before the client gave up on it (Leasehold then says Lost). It is judged as a cap.
     p.hold = p.hold.cappedAt(until);
-    Seen after = read();
-    judge.met(CertaintyIsHonest);
-    checkNothingDeleted(before, after, "client " + c + " was told not renewed");
-    p.hold.id().ifPresent(id -> judge.check(before.lock.heldBy(id) || !after.lock.heldBy(id),
-        CertaintyIsHonest, "client " + c + " was told not renewed, yet its renew took the lock: " + after.lock));
     return p.outcome("not-renewed");
   }
 
