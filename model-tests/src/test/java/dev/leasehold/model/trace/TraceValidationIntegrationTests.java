@@ -12,6 +12,7 @@ import dev.leasehold.redis.FenceMode;
 import dev.leasehold.testkit.fault.RealBackend;
 import dev.leasehold.testkit.fault.SimBackend;
 import dev.leasehold.testkit.lease.LeaseMachine;
+import dev.leasehold.testkit.lease.LeaseProperty;
 import dev.leasehold.testkit.lease.LeaseWorld;
 import dev.leasehold.testkit.lease.PortFactory;
 import dev.leasehold.testkit.lease.TraceStep;
@@ -181,7 +182,7 @@ class TraceValidationIntegrationTests {
         record(c, "fixed adapter", conforming(fixed(c), c), seed, PASSING_CHAINS, 50);
         // A restart loses the plain counter (the spec's counterexample to FencedEffects); not the clock floor.
         WorldConfig restarts = conforming(fixed(c), c).withRestarts();
-        record(c, "fixed adapter with restarts", c.mode == FenceMode.COUNTER ? restarts.waiving("FencedEffects") : restarts,
+        record(c, "fixed adapter with restarts", c.mode == FenceMode.COUNTER ? restarts.waiving(LeaseProperty.FencedEffects) : restarts,
             seed + 1, RESTART_CHAINS, 50);
       }
       List<Mutant> altered = new ArrayList<>(passing.get(c).stream().filter(t -> !c.real && t.events().size() >= 20)

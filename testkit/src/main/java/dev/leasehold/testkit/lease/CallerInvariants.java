@@ -20,7 +20,7 @@ public final class CallerInvariants {
    */
   public static void guaranteeAsStated(LeaseGuarantee handle, LeaseGuarantee port, boolean hasToken) {
     LeaseGuarantee expected = hasToken ? port : LeaseGuarantee.EFFICIENCY_ONLY;
-    LeaseInvariants.require(handle == expected, "GuaranteeAsStated", () -> "a handle " + (hasToken ? "with" : "without")
+    LeaseProperty.GuaranteeAsStated.require(handle == expected, () -> "a handle " + (hasToken ? "with" : "without")
         + " a fencing token states " + handle + ", the port " + port);
   }
 
@@ -30,14 +30,14 @@ public final class CallerInvariants {
    * at the watchdog's shortest interval.
    */
   public static void renewsBeforeExpiry(long dueNanos, long remainingNanos, long minIntervalNanos) {
-    LeaseInvariants.require(remainingNanos <= minIntervalNanos || dueNanos < remainingNanos, "RenewsBeforeExpiry",
+    LeaseProperty.RenewsBeforeExpiry.require(remainingNanos <= minIntervalNanos || dueNanos < remainingNanos,
         () -> "the watchdog plans its next renewal in " + LeaseInvariants.ms(dueNanos) + " but the lease is valid for only "
             + LeaseInvariants.ms(remainingNanos));
   }
 
   /** LossIsReal (the watchdog): it reports a loss only when the lease is no longer ACTIVE. */
   public static void lossIsReal(LeaseState reported, LeaseState twin) {
-    LeaseInvariants.require(reported != LeaseState.ACTIVE && twin != LeaseState.ACTIVE, "LossIsReal",
+    LeaseProperty.LossIsReal.require(reported != LeaseState.ACTIVE && twin != LeaseState.ACTIVE,
         () -> "the watchdog reported " + reported + " while the lease is " + twin);
   }
 
@@ -52,7 +52,7 @@ public final class CallerInvariants {
   public static void lossIsReported(String renewed, LeaseState handle, boolean reported, boolean watching) {
     boolean lost = handle == LeaseState.LOST || handle != LeaseState.RELEASED
         && ("Lost".equals(renewed) || "Indeterminate".equals(renewed) || "NotActive".equals(renewed));
-    LeaseInvariants.require(!lost || reported && !watching, "LossIsReported", () -> "after the watchdog's renewal"
+    LeaseProperty.LossIsReported.require(!lost || reported && !watching, () -> "after the watchdog's renewal"
         + (renewed == null ? "" : " (" + renewed + ")") + " the handle is " + handle + ", but the watchdog "
         + (reported ? "still watches it" : "did not report a loss"));
   }
@@ -68,10 +68,10 @@ public final class CallerInvariants {
    * @param boundNanos how long the key may live: the TTL, Redis's last millisecond and the readings' slack
    */
   public static void noLeaseLeftBehind(String result, boolean mayHold, long pttlNanos, long ttlMs, long boundNanos) {
-    LeaseInvariants.require(mayHold, "NoLeaseLeftBehind", () -> "withLease returned " + result
+    LeaseProperty.NoLeaseLeftBehind.require(mayHold, () -> "withLease returned " + result
         + ", which says nothing is held, but the attempt still holds the lease on the server for "
         + LeaseInvariants.ms(pttlNanos));
-    LeaseInvariants.require(pttlNanos <= boundNanos, "NoLeaseLeftBehind", () -> "after withLease the attempt's lease"
+    LeaseProperty.NoLeaseLeftBehind.require(pttlNanos <= boundNanos, () -> "after withLease the attempt's lease"
         + " lives " + LeaseInvariants.ms(pttlNanos) + " more, beyond the TTL asked for (" + ttlMs + " ms; at most "
         + LeaseInvariants.ms(boundNanos) + " allowed)");
   }
@@ -82,8 +82,8 @@ public final class CallerInvariants {
    */
   public static void workResultAgreement(String result, LeaseState atEnd, boolean lossReported) {
     boolean held = atEnd == LeaseState.ACTIVE && !lossReported;
-    LeaseInvariants.require(!(result.equals("Completed") && !held) && !(result.equals("LeaseLostDuringWork") && held),
-        "WorkResultAgreement", () -> "withLease returned " + result + " but the lease was " + atEnd
+    LeaseProperty.WorkResultAgreement.require(
+        !(result.equals("Completed") && !held) && !(result.equals("LeaseLostDuringWork") && held), () -> "withLease returned " + result + " but the lease was " + atEnd
             + " when the work ended" + (lossReported ? " and a loss was reported" : ""));
   }
 }

@@ -1,14 +1,13 @@
 package dev.leasehold.testkit.lease;
 
 import dev.leasehold.lease.AcquireOutcome;
+import dev.leasehold.lease.DistributedLeasePort;
 import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseRequest;
-import dev.leasehold.lease.LeaseState;
 import dev.leasehold.testkit.fault.Interleaving;
 import dev.leasehold.testkit.runner.PropertyViolation;
 import dev.leasehold.testkit.twin.Outcome;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,7 +31,7 @@ import java.util.concurrent.Callable;
  * while no fault is armed, so the ledger's ambiguity, which the twin keeps and cannot read back,
  * does not change in it.
  *
- * <p>This class is not threadsafe; it is used for one step, its lanes taking turns.
+ * <p>This class is not threadsafe; one chain runs on one thread, and a step's lanes take turns.
  */
 final class ConcurrentStep {
   /** Per call kind, the outcomes the spec allows when no fault is armed. */
@@ -42,36 +41,54 @@ final class ConcurrentStep {
       "renew", Set.of("Renewed", "Lost", "NotActive", "Indeterminate", "IllegalArgumentException"),
       "release", Set.of("Released", "AlreadyAbsent", "NotOwner", "NotActive", "Indeterminate"));
 
-  private final LeaseWorld w;
-  private final String op;
-  private final String kind;
-  private final int handle;
-  private final int attempt;
-  private final long ttlMs;
-  private final long replayTtlMs;
+  private final ChainCalls calls;
+  private final TraceRecorder recorder;
+  private final AdapterAttempts attempts;
+  private final AdapterHandles handles;
+  private final DistributedLeasePort port;
+  private final Oracle oracle;
+  private final WorldConfig config;
 
-  /** {@code kind} is renew or release; {@code ttlMs} is the renew's TTL (unused for a release). */
-  ConcurrentStep(LeaseWorld w, String op, String kind, int handle, long ttlMs, long replayTtlMs) {
-    this.w = w;
-    this.op = op;
-    this.kind = kind;
-    this.handle = handle;
-    this.attempt = w.handles.attempt(handle);
-    this.ttlMs = ttlMs;
-    this.replayTtlMs = replayTtlMs;
+  /** Each step's calls go through {@code calls}, or straight to {@code port} and the handles in the lanes. */
+  ConcurrentStep(ChainCalls calls, TraceRecorder recorder, AdapterAttempts attempts, AdapterHandles handles,
+      DistributedLeasePort port, Oracle oracle, WorldConfig config) {
+    this.calls = calls;
+    this.recorder = recorder;
+    this.attempts = attempts;
+    this.handles = handles;
+    this.port = port;
+    this.oracle = oracle;
+    this.config = config;
   }
 
-  String run(int schedule) {
+  /**
+   * One step: {@code kind} is renew or release; {@code ttlMs} is the renew's TTL (unused for a
+   * release); the step is recorded as {@code op}.
+   */
+  private record Race(String op, String kind, int handle, int attempt, long ttlMs, long replayTtlMs) {}
+
+  /** A replay of {@code handle}'s attempt beside a renew of the handle, in the order of {@code schedule}. */
+  String renewBesideReplay(String op, int handle, long ttlMs, long replayTtlMs, int schedule) {
+    return run(new Race(op, "renew", handle, handles.attempt(handle), ttlMs, replayTtlMs), schedule);
+  }
+
+  /** A replay of {@code handle}'s attempt beside a release of the handle, in the order of {@code schedule}. */
+  String releaseBesideReplay(String op, int handle, long replayTtlMs, int schedule) {
+    return run(new Race(op, "release", handle, handles.attempt(handle), 0, replayTtlMs), schedule);
+  }
+
+  private String run(Race race, int schedule) {
     if (schedule == 0) {
-      w.recorder.relabel("replay");
-      String replay = w.tryAcquire("replay", attempt, replayTtlMs, 0);
-      w.check();
-      w.recorder.relabel(kind);
-      return replay + "/" + call(w.config.specConformant() ? w.handles.newestOf(attempt) : handle);
+      recorder.relabel("replay");
+      String replay = calls.acquire("replay", race.attempt(), race.replayTtlMs(), 0,
+          () -> port.tryAcquire(request(race)));
+      calls.check();
+      recorder.relabel(race.kind());
+      return replay + "/" + call(race, config.specConformant() ? handles.newestOf(race.attempt()) : race.handle());
     }
-    Snapshot before = w.snapshot();
-    Callable<TraceStep.Lane> replay = this::replayLane;
-    Callable<TraceStep.Lane> other = kind.equals("renew") ? this::renewLane : this::releaseLane;
+    Snapshot before = calls.snapshot();
+    Callable<TraceStep.Lane> replay = () -> replayLane(race);
+    Callable<TraceStep.Lane> other = race.kind().equals("renew") ? () -> renewLane(race) : () -> releaseLane(race);
     // The first violation at a stop is thrown once both calls returned, so that the failing step,
     // whole, is in the chain's trace (trace validation must reject it at this step).
     PropertyViolation[] violation = new PropertyViolation[1];
@@ -80,7 +97,7 @@ final class ConcurrentStep {
       ran = Interleaving.run(replay, other, schedule - 1, points -> {
         if (violation[0] == null) {
           try {
-            checkAt(points);
+            checkAt(race, points);
           } catch (PropertyViolation v) {
             violation[0] = v;
           }
@@ -88,7 +105,7 @@ final class ConcurrentStep {
       });
     } catch (RuntimeException e) {
       // A lane blocked or threw: the step goes into the trace without its lanes, then the first failure.
-      w.recorder.record(w.snapshot());
+      recorder.record(calls.snapshot());
       if (violation[0] != null) {
         throw violation[0];
       }
@@ -97,17 +114,25 @@ final class ConcurrentStep {
     Outcome replayed = ran.results().get(0).outcome();
     Outcome called = ran.results().get(1).outcome();
     String label = replayed.variant() + "/" + called.variant();
-    w.record(op, attempt, -1, Outcome.of(label), before, null, ttlMs);
-    w.recorder.lanes(ran.results(), ran.points());
+    calls.record(race.op(), race.attempt(), -1, Outcome.of(label), before, null, race.ttlMs());
+    recorder.lanes(ran.results(), ran.points());
     if (violation[0] != null) {
-      w.recorder.record(w.snapshot());
+      recorder.record(calls.snapshot());
       throw violation[0];
     }
-    judge("replay", replayed);
-    judge(kind, called);
-    // A renew rejected before I/O opened no flight: it caps nothing.
-    resync(kind.equals("renew") && !Set.of("IllegalArgumentException", "NotActive").contains(called.variant()));
+    judge(race, "replay", replayed);
+    judge(race, race.kind(), called);
+    // The twin could not follow the interleaving: it adopts what the handles and the server say. A
+    // renew rejected before I/O opened no flight: it caps nothing.
+    boolean renewFlew = race.kind().equals("renew")
+        && !Set.of("IllegalArgumentException", "NotActive").contains(called.variant());
+    oracle.adopt(calls.snapshot(), renewFlew ? race.ttlMs() : Long.MAX_VALUE);
     return label;
+  }
+
+  private LeaseRequest request(Race race) {
+    return new LeaseRequest(LeaseWorld.PURPOSE, LeaseWorld.DIGEST, Duration.ZERO, Duration.ofMillis(race.replayTtlMs()),
+        attempts.get(race.attempt()));
   }
 
   /**
@@ -115,34 +140,32 @@ final class ConcurrentStep {
    * conforms to the spec the attempt's newest handle, since the replay may just have superseded
    * the one the step drew (the spec has one handle per attempt).
    */
-  private String call(int target) {
-    return kind.equals("renew") ? w.renew(target, ttlMs) : w.release(target);
+  private String call(Race race, int target) {
+    return race.kind().equals("renew") ? calls.renew(target, race.ttlMs()) : calls.release(target);
   }
 
-  private TraceStep.Lane replayLane() {
+  private TraceStep.Lane replayLane(Race race) {
     try {
-      LeaseRequest request = new LeaseRequest(LeaseWorld.PURPOSE, LeaseWorld.DIGEST, Duration.ZERO,
-          Duration.ofMillis(replayTtlMs), w.attempts.get(attempt));
-      AcquireOutcome raw = w.port.tryAcquire(request);
-      Outcome o = Outcomes.of(raw, w.handles::id);
-      w.handles.returned(o.handle(), attempt);
-      return lane("acquire", replayTtlMs, o, o.handle() >= 0 ? w.handles.get(o.handle()) : null);
+      AcquireOutcome raw = port.tryAcquire(request(race));
+      Outcome o = Outcomes.of(raw, handles::id);
+      handles.returned(o.handle(), race.attempt());
+      return lane("acquire", race.replayTtlMs(), o, o.handle() >= 0 ? handles.get(o.handle()) : null);
     } catch (IllegalArgumentException e) {
-      return lane("acquire", replayTtlMs, Outcome.of("IllegalArgumentException"), null);
+      return lane("acquire", race.replayTtlMs(), Outcome.of("IllegalArgumentException"), null);
     }
   }
 
-  private TraceStep.Lane renewLane() {
+  private TraceStep.Lane renewLane(Race race) {
     try {
-      Outcome o = Outcomes.of(w.handles.get(handle).renew(Duration.ofMillis(ttlMs)));
-      return lane("renew", ttlMs, o, o.variant().equals("Renewed") ? w.handles.get(handle) : null);
+      Outcome o = Outcomes.of(handles.get(race.handle()).renew(Duration.ofMillis(race.ttlMs())));
+      return lane("renew", race.ttlMs(), o, o.variant().equals("Renewed") ? handles.get(race.handle()) : null);
     } catch (IllegalArgumentException e) {
-      return lane("renew", ttlMs, Outcome.of("IllegalArgumentException"), null);
+      return lane("renew", race.ttlMs(), Outcome.of("IllegalArgumentException"), null);
     }
   }
 
-  private TraceStep.Lane releaseLane() {
-    return lane("release", 0, Outcomes.of(w.handles.get(handle).release()), null);
+  private TraceStep.Lane releaseLane(Race race) {
+    return lane("release", 0, Outcomes.of(handles.get(race.handle()).release()), null);
   }
 
   /** A lane's call as it returns, with the observedServerExpiry its success set (read before the other lane moves). */
@@ -151,51 +174,18 @@ final class ConcurrentStep {
   }
 
   /** At every stop, with both lanes stopped: what any reader of the handles may rely on. */
-  private void checkAt(List<String> points) {
+  private void checkAt(Race race, List<String> points) {
     try {
-      LeaseInvariants.holding(w.snapshot(), w.config.waived());
+      LeaseInvariants.holding(calls.snapshot(), config.waived());
     } catch (PropertyViolation v) {
-      throw new PropertyViolation(v.property(), "with the lanes at " + points + " of a replay beside a " + kind + ", "
+      throw new PropertyViolation(v.property(), "with the lanes at " + points + " of a replay beside a " + race.kind() + ", "
           + v.getMessage().substring(v.property().length() + 2));
     }
   }
 
-  private void judge(String callKind, Outcome o) {
-    PropertyViolation.check(ALLOWED.get(callKind).contains(o.variant()), "ModelAgreement",
-        "the " + callKind + " of a replay beside a " + kind + " returned " + o
+  private static void judge(Race race, String callKind, Outcome o) {
+    LeaseProperty.ModelAgreement.require(ALLOWED.get(callKind).contains(o.variant()),
+        () -> "the " + callKind + " of a replay beside a " + race.kind() + " returned " + o
             + ", which the spec does not allow for a " + callKind + " with no fault armed");
-  }
-
-  /** The twin adopts every handle's state and the server's key: it could not follow the interleaving. */
-  private void resync(boolean renewFlew) {
-    long cnow = w.clock.clientNanos();
-    long wallNow = nanos(w.clock.wall().instant());
-    long drift = w.config.drift().toNanos();
-    for (int i = 0; i < w.handles.size(); i++) {
-      LeaseHandle h = w.handles.get(i);
-      LeaseState s = h.state();
-      long observed = nanos(h.observedServerExpiry());
-      boolean known = i < w.model.handleCount();
-      long deadline;
-      if (s == LeaseState.ACTIVE) {
-        deadline = cnow + h.remainingValidity().toNanos();
-      } else if (known && w.model.wallExpiry(i) == observed) {
-        deadline = w.model.deadline(i);
-      } else {
-        // A grant at this instant: the server's report, capped by the attempt's renews, less the drift.
-        int a = w.handles.attempt(i);
-        long capMs = Math.min(w.model.ambiguousRenewCap(a), renewFlew ? ttlMs : Long.MAX_VALUE);
-        deadline = cnow + Math.min(observed - wallNow, Math.min(capMs, Long.MAX_VALUE / 2_000_000L) * 1_000_000L) - drift;
-      }
-      w.model.adoptHandle(i, w.handles.attempt(i), w.handles.grant(i), s, deadline,
-          h.fencingToken().orElse(0), observed);
-    }
-    Snapshot now = w.snapshot();
-    List<Long> log = w.backend.grantLog();
-    w.model.adoptServer(now.holder(), (now.expiryLo() + now.expiryHi()) / 2, now.fence(), log == null ? -1 : log.size());
-  }
-
-  private static long nanos(Instant i) {
-    return i.getEpochSecond() * 1_000_000_000L + i.getNano();
   }
 }

@@ -14,11 +14,11 @@ import java.util.function.Supplier;
  */
 final class InFlightCheck {
   private final Supplier<Snapshot> snapshot;
-  private final Set<String> waived;
+  private final Set<LeaseProperty> waived;
   /** The first invariant broken while a call was in flight; rethrown after the step (the adapter must not swallow it). */
   private PropertyViolation broken;
 
-  InFlightCheck(Supplier<Snapshot> snapshot, Set<String> waived) {
+  InFlightCheck(Supplier<Snapshot> snapshot, Set<LeaseProperty> waived) {
     this.snapshot = snapshot;
     this.waived = waived;
   }

@@ -5,7 +5,6 @@ import dev.leasehold.testkit.lease.Snapshot.HandleObs;
 import dev.leasehold.testkit.runner.PropertyViolation;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /**
  * The invariants of CONTRACT.md as {@code spec/tla/Lease.tla} states them, one definition shared by
@@ -133,27 +132,27 @@ public final class LeaseInvariants {
 
   /** Checks every invariant on the step from {@code event.before()} to {@code after}. */
   public static void checkAll(StepEvent event, Snapshot after, Map<Integer, LeaseState> terminalSeen,
-      int storeLast, int storeMax, Set<String> waived) {
+      int storeLast, int storeMax, Set<LeaseProperty> waived) {
     holding(after, waived);
     lossIsReported(event, after);
     stateOutcomeAgreement(event, after, terminalSeen);
     replayNeverExtends(event, after);
     noInheritance(event, after);
-    if (!waived.contains("FencedEffects")) {
+    if (!waived.contains(LeaseProperty.FencedEffects)) {
       requireFencedEffects(storeLast, storeMax);
     }
     certaintyIsHonest(event, after);
   }
 
   /** The spec's ActiveHoldsKey, ValidityWithinServerLease and MutualExclusion, unless waived: what any reader of the handles may rely on at {@code s}. */
-  public static void holding(Snapshot s, Set<String> waived) {
-    if (!waived.contains("ActiveHoldsKey")) {
+  public static void holding(Snapshot s, Set<LeaseProperty> waived) {
+    if (!waived.contains(LeaseProperty.ActiveHoldsKey)) {
       activeHoldsKey(s);
     }
-    if (!waived.contains("ValidityWithinServerLease")) {
+    if (!waived.contains(LeaseProperty.ValidityWithinServerLease)) {
       validity(s);
     }
-    if (!waived.contains("MutualExclusion")) {
+    if (!waived.contains(LeaseProperty.MutualExclusion)) {
       mutualExclusion(s);
     }
   }
@@ -174,7 +173,7 @@ public final class LeaseInvariants {
   /** ActiveHoldsKey on a snapshot. */
   public static void activeHoldsKey(Snapshot s) {
     for (HandleObs h : s.handles()) {
-      require(activeHoldsKey(activeWhenRead(s, h), s.holder() == h.attempt()), "ActiveHoldsKey",
+      LeaseProperty.ActiveHoldsKey.require(activeHoldsKey(activeWhenRead(s, h), s.holder() == h.attempt()),
           () -> "handle " + h.id() + " of attempt " + h.attempt() + " is ACTIVE but the server holds "
               + (s.holder() < 0 ? "nothing" : "attempt " + s.holder()));
     }
@@ -185,8 +184,8 @@ public final class LeaseInvariants {
     for (HandleObs h : s.handles()) {
       // The deadline on the server's clock is the client deadline plus the client's lag.
       long deadline = s.clientNow() + h.remaining() + s.lag();
-      require(validityWithinServerLease(h.state() == LeaseState.ACTIVE, s.holder() == h.attempt(), deadline,
-              s.expiryHi(), s.slack()), "ValidityWithinServerLease",
+      LeaseProperty.ValidityWithinServerLease.require(validityWithinServerLease(h.state() == LeaseState.ACTIVE, s.holder() == h.attempt(), deadline,
+              s.expiryHi(), s.slack()),
           () -> "handle " + h.id() + " is ACTIVE until " + ms(deadline) + " but the server expires it at "
               + ms(s.expiryHi()) + " (" + ms(deadline - s.expiryHi()) + " too long)");
     }
@@ -195,14 +194,14 @@ public final class LeaseInvariants {
   /** MutualExclusion on a snapshot. */
   public static void mutualExclusion(Snapshot s) {
     long active = s.handles().stream().filter(h -> activeWhenRead(s, h)).count();
-    require(mutualExclusion(active), "MutualExclusion", () -> active + " handles are ACTIVE at once: " + s.handles());
+    LeaseProperty.MutualExclusion.require(mutualExclusion(active), () -> active + " handles are ACTIVE at once: " + s.handles());
   }
 
   /** TerminalStays and StateOutcomeAgreement on a step (both reported as StateOutcomeAgreement). */
   static void stateOutcomeAgreement(StepEvent e, Snapshot after, Map<Integer, LeaseState> terminalSeen) {
     for (HandleObs h : after.handles()) {
       LeaseState seen = terminalSeen.get(h.id());
-      require(terminalStays(seen, h.state()), "StateOutcomeAgreement",
+      LeaseProperty.StateOutcomeAgreement.require(terminalStays(seen, h.state()),
           () -> "handle " + h.id() + " was " + seen + " and now says " + h.state() + " (terminal states stay)");
     }
     if (e.handle() < 0 || e.handle() >= after.handles().size()) {
@@ -210,7 +209,7 @@ public final class LeaseInvariants {
     }
     LeaseState st = after.handles().get(e.handle()).state();
     String v = e.outcome().variant();
-    require(stateOutcomeAgreement(v, e.outcome().detail(), e.stateBefore(), st, false), "StateOutcomeAgreement",
+    LeaseProperty.StateOutcomeAgreement.require(stateOutcomeAgreement(v, e.outcome().detail(), e.stateBefore(), st, false),
         () -> e.op() + " returned " + e.outcome() + " but state() is " + st
             + (claimsNotApplied(v) ? " (was " + e.stateBefore() + ": nothing was applied)" : ""));
   }
@@ -221,7 +220,7 @@ public final class LeaseInvariants {
       return;
     }
     LeaseState st = after.handles().get(e.handle()).state();
-    require(lossIsReported(e.outcome().variant(), st), "LossIsReported",
+    LeaseProperty.LossIsReported.require(lossIsReported(e.outcome().variant(), st),
         () -> "renew returned " + e.outcome() + " but state() still says " + st);
   }
 
@@ -242,8 +241,8 @@ public final class LeaseInvariants {
     if (after.holder() == -1 && (after.slack() > 0 || after.trueNow() >= b.expiryLo())) {
       return;
     }
-    require(replayNeverExtends(after.holder() == e.attempt(), b.expiryLo(), b.expiryHi(), after.expiryLo(),
-            after.expiryHi(), after.slack()), "ReplayNeverExtends",
+    LeaseProperty.ReplayNeverExtends.require(replayNeverExtends(after.holder() == e.attempt(), b.expiryLo(), b.expiryHi(), after.expiryLo(),
+            after.expiryHi(), after.slack()),
         () -> "the replay moved the expiry from " + ms(b.expiryHi()) + " to " + ms(after.expiryHi()));
   }
 
@@ -267,7 +266,7 @@ public final class LeaseInvariants {
         return;
       }
     }
-    require(noInheritance(e.attempt(), after.holder()), "NoInheritance",
+    LeaseProperty.NoInheritance.require(noInheritance(e.attempt(), after.holder()),
         () -> "attempt " + e.attempt() + " (owner " + after.ownerOf().get(e.attempt()) + ") got " + v
             + " while the server holds attempt " + after.holder()
             + (after.holder() >= 0 ? " (owner " + after.ownerOf().get(after.holder()) + ")" : ""));
@@ -275,7 +274,7 @@ public final class LeaseInvariants {
 
   /** FencedEffects on the grant numbers of the model's fenced store. */
   static void requireFencedEffects(int storeLast, int storeMax) {
-    require(fencedEffects((long) storeLast, (long) storeMax), "FencedEffects",
+    LeaseProperty.FencedEffects.require(fencedEffects((long) storeLast, (long) storeMax),
         () -> "the store accepted a write of grant #" + storeLast + " after one of grant #" + storeMax
             + ": a token was issued twice");
   }
@@ -291,7 +290,7 @@ public final class LeaseInvariants {
     // key whose expiry falls in that window may be there or gone.
     Snapshot b = e.before().agedTo(after.trueNow() - after.slack());
     boolean same = unchanged(b, after) || unchanged(e.before().agedTo(after.trueNow() + after.slack()), after);
-    require(certaintyIsHonest(v, !same), "CertaintyIsHonest", () -> e.op() + " returned " + v
+    LeaseProperty.CertaintyIsHonest.require(certaintyIsHonest(v, !same), () -> e.op() + " returned " + v
         + " but the server went from holder " + b.holder() + "/expiry " + ms(b.expiryHi()) + "/fence " + b.fence()
         + " to holder " + after.holder() + "/expiry " + ms(after.expiryHi()) + "/fence " + after.fence());
   }
@@ -300,13 +299,6 @@ public final class LeaseInvariants {
   private static boolean unchanged(Snapshot before, Snapshot after) {
     return before.holder() == after.holder() && before.fence() == after.fence() && (before.holder() == -1
         || sameExpiry(before.expiryLo(), before.expiryHi(), after.expiryLo(), after.expiryHi(), after.slack()));
-  }
-
-  /** Fails {@code property} unless {@code ok}; the message is only built for a failure. */
-  static void require(boolean ok, String property, Supplier<String> message) {
-    if (!ok) {
-      throw new PropertyViolation(property, message.get());
-    }
   }
 
   static String ms(long nanos) {

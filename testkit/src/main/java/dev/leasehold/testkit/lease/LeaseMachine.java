@@ -1,17 +1,37 @@
 package dev.leasehold.testkit.lease;
 
+import dev.leasehold.testkit.lease.ChainAction.ApplyLate;
+import dev.leasehold.testkit.lease.ChainAction.Arm;
+import dev.leasehold.testkit.lease.ChainAction.Effect;
+import dev.leasehold.testkit.lease.ChainAction.FlushScripts;
+import dev.leasehold.testkit.lease.ChainAction.Inspect;
+import dev.leasehold.testkit.lease.ChainAction.Lag;
+import dev.leasehold.testkit.lease.ChainAction.NewAttempt;
+import dev.leasehold.testkit.lease.ChainAction.Pause;
+import dev.leasehold.testkit.lease.ChainAction.Release;
+import dev.leasehold.testkit.lease.ChainAction.ReleaseBesideReplay;
+import dev.leasehold.testkit.lease.ChainAction.Renew;
+import dev.leasehold.testkit.lease.ChainAction.RenewBesideReplay;
+import dev.leasehold.testkit.lease.ChainAction.Replay;
+import dev.leasehold.testkit.lease.ChainAction.Restart;
+import dev.leasehold.testkit.lease.ChainAction.State;
+import dev.leasehold.testkit.lease.ChainAction.Tick;
+import dev.leasehold.testkit.lease.ChainAction.TryAcquire;
+import dev.leasehold.testkit.lease.ChainAction.Watch;
+import dev.leasehold.testkit.lease.ChainAction.WithLease;
+import dev.leasehold.testkit.lease.ChainAction.Write;
 import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.fault.Fault;
 import dev.leasehold.testkit.fault.Interleaving;
 import dev.leasehold.testkit.runner.ActionKind;
 import dev.leasehold.testkit.runner.Param;
 import dev.leasehold.testkit.runner.StateMachine;
+import dev.leasehold.testkit.runner.Step;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.BiPredicate;
 import java.util.function.Consumer;
-import java.util.stream.IntStream;
+import java.util.function.Function;
 
 /**
  * The lease properties as a {@link StateMachine}: the actions of spec/tla/Lease.tla (newAttempt,
@@ -19,23 +39,23 @@ import java.util.stream.IntStream;
  * the library's own callers ({@code watch}, {@code withLease}: {@link Supervision}) and, when a config
  * includes them, the {@link #CONCURRENT} steps of two threads (see {@link ConcurrentStep}) and the
  * outside writes ({@code External}), with weights chosen so that a few hundred chains reach every
- * outcome variant. The arguments are drawn by {@link Draws}.
+ * outcome variant. The arguments are drawn by {@link Draws}; each step is decoded once into a typed
+ * {@link ChainAction}, which {@link LeaseWorld#apply} makes and checks.
  *
  * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.
  */
 public final class LeaseMachine implements StateMachine<LeaseWorld> {
-  /** Attempts one chain makes at most; enough for contention and a shared owner. */
-  static final int MAX_ATTEMPTS = 5;
-  static final int MAX_ARMED = 3;
   /**
    * The owner of each attempt when a chain conforms to the spec, so that every trace shares one
    * OwnerOf: attempts 0 and 1 share an owner token (as a1, a2 in MCBase.tla), 2 and 4 another.
    */
   public static final List<Integer> SPEC_OWNERS = List.of(0, 0, 1, 2, 1);
   /** Actions added after the seed defects were measured (see model-tests' SeedDefectsUnitTests). */
-  public static final List<String> LATER_ACTIONS = List.of("slowReply", "watch", "withLease", "refuseLasting");
+  public static final List<String> LATER_ACTIONS = List.of(Fault.SLOW_REPLY.action(), ActionName.WATCH.chainName(),
+      ActionName.WITH_LEASE.chainName(), Fault.REFUSE_LASTING.action());
   /** The concurrent steps ({@link ConcurrentStep}); off unless a config includes them. */
-  public static final List<String> CONCURRENT = List.of("renewBesideReplay", "releaseBesideReplay");
+  public static final List<String> CONCURRENT = List.of(ActionName.RENEW_BESIDE_REPLAY.chainName(),
+      ActionName.RELEASE_BESIDE_REPLAY.chainName());
 
   private final WorldConfig config;
   private final Draws draws;
@@ -74,10 +94,24 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     return actions;
   }
 
-  @Override
-  public void checkInvariants(LeaseWorld world) {
-    world.check();
+  /**
+   * The typed action a chain step decodes to, as the runner's steps (generated, shrunk or read from
+   * a chain file) are decoded before the world runs them.
+   *
+   * @throws IllegalArgumentException for a step of no action of this machine
+   */
+  ChainAction decode(Step step) {
+    for (ActionKind<LeaseWorld> a : actions) {
+      if (a.name().equals(step.action())) {
+        return ((Kind) a).decode().apply(step.args());
+      }
+    }
+    throw new IllegalArgumentException("no action " + step.action() + " in this configuration");
   }
+
+  /** Nothing left to check: {@link LeaseWorld#apply} checks every invariant after its step. */
+  @Override
+  public void checkInvariants(LeaseWorld world) {}
 
   @Override
   public List<String> expectedOutcomes() {
@@ -86,15 +120,17 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
   // ------------------------------------------------------------------ the actions
 
-  private interface Body {
-    String run(LeaseWorld w, long[] args);
+  /** Draws a step's parameter values. */
+  private interface Generator {
+    long[] generate(SplittableRandom r);
   }
 
-  private record Action(String name, int weight, List<Param> params, BiPredicate<LeaseWorld, long[]> pre,
-      Generator gen, Body body) implements ActionKind<LeaseWorld> {
+  /** A step kind: its parameters are decoded once into the typed action the world runs. */
+  private record Kind(String name, int weight, List<Param> params, Generator gen, Function<long[], ChainAction> decode)
+      implements ActionKind<LeaseWorld> {
     @Override
     public boolean enabled(LeaseWorld w, long[] args) {
-      return pre.test(w, args);
+      return w.enabled(decode.apply(args));
     }
 
     @Override
@@ -104,74 +140,21 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
     @Override
     public String run(LeaseWorld w, long[] args) {
-      w.beginStep(name);
-      w.syncClock();
-      return body.run(w, args);
+      return w.apply(decode.apply(args)).label();
     }
   }
 
-  private interface Generator {
-    long[] generate(SplittableRandom r);
-  }
-
-  /** The attempt to share an owner token with: chosen by the chain, or by SPEC_OWNERS. */
-  private int shareWith(LeaseWorld w, long arg) {
-    if (!config.specConformant()) {
-      return (int) arg - 1;
-    }
-    int n = w.attempts.size();
-    return SPEC_OWNERS.subList(0, n).indexOf(SPEC_OWNERS.get(n));
-  }
-
-  /** The spec's set of delayed requests holds one of two equal ones: conforming chains delay one at a time. */
-  private boolean mayArm(LeaseWorld w, Fault f) {
-    return w.gateway.armedCount() < MAX_ARMED && (!config.specConformant() || f != Fault.TIMEOUT
-        || w.gateway.delayed().isEmpty() && !w.gateway.isArmed(Fault.TIMEOUT));
-  }
-
-  private static List<Integer> unsent(LeaseWorld w) {
-    return IntStream.range(0, w.attempts.size()).filter(a -> !w.model.sent(a)).boxed().toList();
-  }
-
-  private List<Integer> replayable(LeaseWorld w) {
-    return IntStream.range(0, w.attempts.size())
-        .filter(a -> w.model.sent(a) && (!config.specConformant() || w.model.liveHandleOf(a) < 0))
-        .boxed().toList();
-  }
-
-  private static int pick(List<Integer> from, long arg) {
-    return from.get((int) (arg % from.size()));
-  }
-
-  private int handle(LeaseWorld w, long arg) {
-    List<Integer> ids = pickable(w);
-    return ids.get((int) (arg % ids.size()));
+  private static Kind kind(ActionName name, int weight, List<Param> params, Generator gen,
+      Function<long[], ChainAction> decode) {
+    return new Kind(name.chainName(), weight, params, gen, decode);
   }
 
   private static long newest(SplittableRandom r) {
     return r.nextBoolean() ? 0 : r.nextLong(0, 16);
   }
 
-  private int fromNewest(LeaseWorld w, long arg) {
-    List<Integer> ids = pickable(w);
-    return ids.get(ids.size() - 1 - (int) (arg % ids.size()));
-  }
-
-  /**
-   * The handles an action may use: all, or in a chain that conforms to the spec each attempt's
-   * newest, the one the spec's single handle per attempt ({@code hs[a]}) stands for. An attempt
-   * gets a second handle only from a replay of a concurrent step that superseded the first.
-   */
-  private List<Integer> pickable(LeaseWorld w) {
-    List<Integer> ids = IntStream.range(0, w.handles.size()).boxed().toList();
-    if (!config.specConformant()) {
-      return ids;
-    }
-    return ids.stream().filter(w.handles::isNewest).toList();
-  }
-
-  private static boolean hasHandles(LeaseWorld w, long[] a) {
-    return !w.handles.isEmpty();
+  private long nanos(long micros) {
+    return draws.microsOnGrid(micros) * 1_000L;
   }
 
   private List<ActionKind<LeaseWorld>> build() {
@@ -179,116 +162,64 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     Param handle = new Param("handle", 0, 15);
     Param ttlMs = new Param("ttlMs", 1, 400);
     Param waitMs = new Param("waitMs", 0, 200);
+    long maxTtl = config.maxTtlMs();
     List<ActionKind<LeaseWorld>> list = new ArrayList<>();
-    list.add(new Action("newAttempt", 4, List.of(new Param("shareOwnerWith", 0, 5)),
-        (w, a) -> w.attempts.size() < MAX_ATTEMPTS,
+    list.add(kind(ActionName.NEW_ATTEMPT, 4, List.of(new Param("shareOwnerWith", 0, 5)),
         r -> new long[] {config.specConformant() || r.nextInt(4) != 0 ? 0 : r.nextLong(1, 6)},
-        (w, a) -> {
-          w.newAttempt(shareWith(w, a[0]));
-          return "ok";
-        }));
-    list.add(new Action("tryAcquire", 10, List.of(attempt, ttlMs, waitMs),
-        (w, a) -> !unsent(w).isEmpty(),
+        a -> new NewAttempt(a[0])));
+    list.add(kind(ActionName.TRY_ACQUIRE, 10, List.of(attempt, ttlMs, waitMs),
         r -> new long[] {r.nextLong(0, 8), draws.ttl(r), draws.waitMs(r)},
-        (w, a) -> w.tryAcquire("tryAcquire", pick(unsent(w), a[0]), draws.ttlOnGrid(a[1]), a[2])));
-    list.add(new Action("replay", 6, List.of(attempt, ttlMs, waitMs),
-        (w, a) -> !replayable(w).isEmpty(),
+        a -> new TryAcquire(a[0], draws.ttlOnGrid(a[1]), a[2])));
+    list.add(kind(ActionName.REPLAY, 6, List.of(attempt, ttlMs, waitMs),
         r -> new long[] {r.nextLong(0, 8), draws.ttl(r), draws.waitMs(r)},
-        (w, a) -> w.tryAcquire("replay", pick(replayable(w), a[0]), draws.ttlOnGrid(a[1]), a[2])));
-    list.add(new Action("renew", 10, List.of(handle, ttlMs), LeaseMachine::hasHandles,
-        r -> new long[] {r.nextLong(0, 16), draws.ttl(r)},
-        (w, a) -> w.renew(handle(w, a[0]), draws.ttlOnGrid(a[1]))));
-    list.add(new Action("release", 5, List.of(handle), LeaseMachine::hasHandles, null,
-        (w, a) -> w.release(handle(w, a[0]))));
-    list.add(new Action("inspect", 3, List.of(attempt), (w, a) -> !w.attempts.isEmpty(), null,
-        (w, a) -> w.inspect((int) (a[0] % w.attempts.size()))));
-    list.add(new Action("state", 4, List.of(handle), LeaseMachine::hasHandles, null,
-        (w, a) -> w.state(handle(w, a[0]))));
-    list.add(new Action("tick", 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
-        (w, a) -> true, r -> new long[] {draws.step(r, config.maxTimeStepMs())},
-        (w, a) -> {
-          w.tick(draws.microsOnGrid(a[0]) * 1_000L);
-          return "ok";
-        }));
-    list.add(new Action("pause", 2, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
-        (w, a) -> true, r -> new long[] {draws.step(r, 2 * config.maxTtlMs())},
-        (w, a) -> {
-          w.pause(draws.microsOnGrid(a[0]) * 1_000L);
-          return "ok";
-        }));
-    list.add(new Action("lag", 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
-        // The spec's lag never decreases; the Java clock allows either direction.
-        (w, a) -> !config.specConformant() || draws.microsOnGrid(a[0]) * 1_000L >= w.clock.lag(),
-        r -> new long[] {draws.step(r, config.drift().toMillis())},
-        (w, a) -> {
-          w.lag(draws.microsOnGrid(a[0]) * 1_000L);
-          return "ok";
-        }));
+        a -> new Replay(a[0], draws.ttlOnGrid(a[1]), a[2])));
+    list.add(kind(ActionName.RENEW, 10, List.of(handle, ttlMs), r -> new long[] {r.nextLong(0, 16), draws.ttl(r)},
+        a -> new Renew(a[0], draws.ttlOnGrid(a[1]))));
+    list.add(kind(ActionName.RELEASE, 5, List.of(handle), null, a -> new Release(a[0])));
+    list.add(kind(ActionName.INSPECT, 3, List.of(attempt), null, a -> new Inspect(a[0])));
+    list.add(kind(ActionName.STATE, 4, List.of(handle), null, a -> new State(a[0])));
+    list.add(kind(ActionName.TICK, 12, List.of(new Param("micros", 0, config.maxTimeStepMs() * 1_000)),
+        r -> new long[] {draws.step(r, config.maxTimeStepMs())}, a -> new Tick(nanos(a[0]))));
+    list.add(kind(ActionName.PAUSE, 2, List.of(new Param("micros", 0, 2 * maxTtl * 1_000)),
+        r -> new long[] {draws.step(r, 2 * maxTtl)}, a -> new Pause(nanos(a[0]))));
+    list.add(kind(ActionName.LAG, 2, List.of(new Param("lagMicros", 0, config.drift().toMillis() * 1_000)),
+        r -> new long[] {draws.step(r, config.drift().toMillis())}, a -> new Lag(nanos(a[0]))));
     for (Fault f : Fault.values()) {
       if (f == Fault.SLOW_REPLY) {
         // Up to twice the longest TTL: a budget can run out in flight, which only the send time tells.
-        list.add(new Action(f.action(), 3, List.of(new Param("micros", 0, 2 * config.maxTtlMs() * 1_000)),
-            (w, a) -> mayArm(w, f), r -> new long[] {draws.step(r, 2 * config.maxTtlMs())},
-            (w, a) -> {
-              w.faults.arm(f, draws.microsOnGrid(a[0]) * 1_000L);
-              return "ok";
-            }));
-        continue;
+        list.add(new Kind(f.action(), 3, List.of(new Param("micros", 0, 2 * maxTtl * 1_000)),
+            r -> new long[] {draws.step(r, 2 * maxTtl)}, a -> new Arm(f, nanos(a[0]))));
+      } else {
+        list.add(new Kind(f.action(), 3, List.of(), null, a -> new Arm(f, 0)));
       }
-      list.add(new Action(f.action(), 3, List.of(), (w, a) -> mayArm(w, f), null,
-          (w, a) -> {
-            w.faults.arm(f, 0);
-            return "ok";
-          }));
     }
-    list.add(new Action("applyLate", 4, List.of(new Param("index", 0, 3)),
-        (w, a) -> !w.gateway.delayed().isEmpty(), null,
-        (w, a) -> {
-          w.faults.applyLate((int) (a[0] % w.gateway.delayed().size()));
-          return "ok";
-        }));
+    list.add(kind(ActionName.APPLY_LATE, 4, List.of(new Param("index", 0, 3)), null, a -> new ApplyLate(a[0])));
     for (External e : External.values()) {
-      list.add(new Action(e.action(), 1, List.of(ttlMs), (w, a) -> true, r -> new long[] {draws.ttl(r)},
-          (w, a) -> {
-            w.faults.external(e, draws.ttlOnGrid(a[0]));
-            return "ok";
-          }));
+      list.add(new Kind(e.action(), 1, List.of(ttlMs), r -> new long[] {draws.ttl(r)},
+          a -> new Write(e, draws.ttlOnGrid(a[0]))));
     }
-    list.add(new Action("flushScripts", 1, List.of(), (w, a) -> true, null, (w, a) -> {
-      w.faults.flushScripts();
-      return "ok";
-    }));
-    // The spec's Restart moves both clocks one tick: only while the client clock has no lag to catch up.
-    list.add(new Action("restart", 2, List.of(),
-        (w, a) -> !config.specConformant() || w.clock.trueNanos() - w.clock.clientNanos() == w.clock.lag(), null,
-        (w, a) -> {
-          w.faults.restart();
-          return "ok";
-        }));
+    list.add(kind(ActionName.FLUSH_SCRIPTS, 1, List.of(), null, a -> new FlushScripts()));
+    list.add(kind(ActionName.RESTART, 2, List.of(), null, a -> new Restart()));
     Param schedule = new Param("schedule", 0, Interleaving.RUNS);
+    Param replayTtlMs = new Param("replayTtlMs", 1, 400);
     // The handle counts back from the newest (a live one, mostly), which the races need.
-    list.add(new Action(CONCURRENT.get(0), 8, List.of(handle, ttlMs, new Param("replayTtlMs", 1, 400), schedule),
-        (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
+    list.add(kind(ActionName.RENEW_BESIDE_REPLAY, 8, List.of(handle, ttlMs, replayTtlMs, schedule),
         r -> new long[] {newest(r), draws.ttl(r), draws.ttl(r), Interleaving.generate(r)},
-        (w, a) -> w.concurrent(CONCURRENT.get(0), "renew", fromNewest(w, a[0]), draws.ttlOnGrid(a[1]), draws.ttlOnGrid(a[2]),
-            (int) a[3])));
-    list.add(new Action(CONCURRENT.get(1), 6, List.of(handle, new Param("replayTtlMs", 1, 400), schedule),
-        (w, a) -> hasHandles(w, a) && w.gateway.armedCount() == 0,
+        a -> new RenewBesideReplay(a[0], draws.ttlOnGrid(a[1]), draws.ttlOnGrid(a[2]), (int) a[3])));
+    list.add(kind(ActionName.RELEASE_BESIDE_REPLAY, 6, List.of(handle, replayTtlMs, schedule),
         r -> new long[] {newest(r), draws.ttl(r), Interleaving.generate(r)},
-        (w, a) -> w.concurrent(CONCURRENT.get(1), "release", fromNewest(w, a[0]), 0, draws.ttlOnGrid(a[1]), (int) a[2])));
+        a -> new ReleaseBesideReplay(a[0], draws.ttlOnGrid(a[1]), (int) a[2])));
     // The library's own callers (Supervision): one registration at a time.
-    list.add(new Action("watch", 3, List.of(handle, ttlMs), (w, a) -> hasHandles(w, a) && !w.supervision.watching(),
-        r -> new long[] {newest(r), r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1)},
-        (w, a) -> w.supervision.watch(fromNewest(w, a[0]), draws.ttlOnGrid(a[1]))));
-    Param work = new Param("workMicros", 0, 2 * config.maxTtlMs() * 1_000);
-    list.add(new Action("withLease", 3, List.of(attempt, ttlMs, work, new Param("pauseMicros", 0, 2 * config.maxTtlMs() * 1_000)),
-        (w, a) -> !unsent(w).isEmpty() && !w.supervision.watching(),
-        r -> new long[] {r.nextLong(0, 8), r.nextLong(config.minTtlMs(), config.maxTtlMs() + 1),
-            draws.step(r, 2 * config.maxTtlMs()), r.nextBoolean() ? 0 : draws.step(r, 2 * config.maxTtlMs())},
-        (w, a) -> w.supervision.withLease(pick(unsent(w), a[0]), draws.ttlOnGrid(a[1]), draws.microsOnGrid(a[2]) * 1_000L,
-            draws.microsOnGrid(a[3]) * 1_000L)));
-    list.add(new Action("effect", 3, List.of(handle, new Param("stale", 0, 1)), LeaseMachine::hasHandles, null,
-        (w, a) -> w.effect(handle(w, a[0]), a[1] == 1)));
+    list.add(kind(ActionName.WATCH, 3, List.of(handle, ttlMs),
+        r -> new long[] {newest(r), r.nextLong(config.minTtlMs(), maxTtl + 1)},
+        a -> new Watch(a[0], draws.ttlOnGrid(a[1]))));
+    Param work = new Param("workMicros", 0, 2 * maxTtl * 1_000);
+    list.add(kind(ActionName.WITH_LEASE, 3, List.of(attempt, ttlMs, work, new Param("pauseMicros", 0, 2 * maxTtl * 1_000)),
+        r -> new long[] {r.nextLong(0, 8), r.nextLong(config.minTtlMs(), maxTtl + 1),
+            draws.step(r, 2 * maxTtl), r.nextBoolean() ? 0 : draws.step(r, 2 * maxTtl)},
+        a -> new WithLease(a[0], draws.ttlOnGrid(a[1]), nanos(a[2]), nanos(a[3]))));
+    list.add(kind(ActionName.EFFECT, 3, List.of(handle, new Param("stale", 0, 1)), null,
+        a -> new Effect(a[0], a[1] == 1)));
     return list;
   }
 }

@@ -9,6 +9,26 @@ import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.redis.LeaseKeys;
+import dev.leasehold.testkit.lease.ChainAction.ApplyLate;
+import dev.leasehold.testkit.lease.ChainAction.Arm;
+import dev.leasehold.testkit.lease.ChainAction.Effect;
+import dev.leasehold.testkit.lease.ChainAction.FlushScripts;
+import dev.leasehold.testkit.lease.ChainAction.Inspect;
+import dev.leasehold.testkit.lease.ChainAction.Lag;
+import dev.leasehold.testkit.lease.ChainAction.NewAttempt;
+import dev.leasehold.testkit.lease.ChainAction.Pause;
+import dev.leasehold.testkit.lease.ChainAction.Release;
+import dev.leasehold.testkit.lease.ChainAction.ReleaseBesideReplay;
+import dev.leasehold.testkit.lease.ChainAction.Renew;
+import dev.leasehold.testkit.lease.ChainAction.RenewBesideReplay;
+import dev.leasehold.testkit.lease.ChainAction.Replay;
+import dev.leasehold.testkit.lease.ChainAction.Restart;
+import dev.leasehold.testkit.lease.ChainAction.State;
+import dev.leasehold.testkit.lease.ChainAction.Tick;
+import dev.leasehold.testkit.lease.ChainAction.TryAcquire;
+import dev.leasehold.testkit.lease.ChainAction.Watch;
+import dev.leasehold.testkit.lease.ChainAction.WithLease;
+import dev.leasehold.testkit.lease.ChainAction.Write;
 import dev.leasehold.testkit.fault.Backend;
 import dev.leasehold.testkit.fault.FaultyGateway;
 import dev.leasehold.testkit.sim.LeaseClock;
@@ -24,49 +44,53 @@ import java.util.function.Supplier;
 
 /**
  * One chain's world: the server (simulated or real) behind a {@link FaultyGateway}, the adapter
- * under test on the chain's clocks, the {@link LeaseModel} twin, and the adapter's attempts and
- * handles by id. Each action {@link LeaseMachine} takes is made here on both the adapter and the
- * twin; the {@link Oracle} follows the twin and judges every step in {@link #check()}, the
- * {@link TraceRecorder} keeps the steps for trace validation, the {@link InFlightCheck} watches
- * inside every call, and a {@link FencedStore} takes the adapter's effects.
+ * under test on the chain's clocks, and the adapter's attempts and handles by id. Each
+ * {@link ChainAction} is made here ({@link #apply}) on both the adapter and the {@link LeaseModel}
+ * twin, which the {@link Oracle} holds and follows and with which it judges every step in
+ * {@link #check()}; the {@link TraceRecorder} keeps the steps for trace validation, the
+ * {@link InFlightCheck} watches inside every call, and a {@link FencedStore} takes the adapter's
+ * effects. The helpers get only what they use: {@link Targets} resolves a chain's choices,
+ * {@link ServerFaults} makes the steps that happen to the server, {@link ConcurrentStep} the two-thread
+ * steps and {@link Supervision} the library's own callers, the last two calling back through
+ * {@link ChainCalls}.
  *
  * <p>This class is not threadsafe; one chain runs on one thread, except in a {@link ConcurrentStep},
  * whose two lanes take turns (never at the same time) under an Interleaving.
  */
-public final class LeaseWorld implements AutoCloseable {
+public final class LeaseWorld implements ChainCalls, AutoCloseable {
   public static final String PURPOSE = "model";
   static final String DIGEST = "sha256:" + "ab".repeat(32);
   public static final LeaseKeys KEYS = new LeaseKeys("leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}",
       "leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}:fence");
   /** RedisLeaseConfig.DEFAULT_CONTENTION_RETRY_AFTER, which the model must know. */
   static final long CONTENTION = Duration.ofMillis(50).toNanos();
+  /** Attempts one chain makes at most; enough for contention and a shared owner. */
+  private static final int MAX_ATTEMPTS = 5;
 
-  final WorldConfig config;
-  final Backend backend;
-  final LeaseClock clock;
-  final FaultyGateway gateway;
-  final DistributedLeasePort port;
-  LeaseModel model;
-  final AdapterAttempts attempts = new AdapterAttempts();
-  final AdapterHandles handles;
+  private final WorldConfig config;
+  private final Backend backend;
+  private final LeaseClock clock;
+  private final FaultyGateway gateway;
+  private final DistributedLeasePort port;
+  private final AdapterAttempts attempts = new AdapterAttempts();
+  private final AdapterHandles handles;
   private final List<LeaseModel.Sleep> sleeps = new ArrayList<>();
   private final FencedStore store = new FencedStore();
   private final Oracle oracle;
-  final TraceRecorder recorder;
+  private final TraceRecorder recorder;
   private final InFlightCheck inFlight;
+  private final Targets targets;
+  private final Supervision supervision;
+  private final ServerFaults faults;
+  private final ConcurrentStep concurrent;
   /** What the step taken did, for the invariants that relate an outcome to the state around it. */
   private StepEvent event;
   /** The adapter's own outcome (or IllegalArgumentException) of the last call, for the watchdog and LeaseRunner. */
-  Object lastCall;
-  /** The twin's slack (ns), measured once per call and per check: see {@link #measureSlack}. */
-  private long stepSlack;
-  final Supervision supervision;
-  final ServerFaults faults = new ServerFaults(this);
+  private Object lastCall;
 
   LeaseWorld(WorldConfig config, long seed) {
     this.config = config;
     this.backend = config.backend().get();
-    this.stepSlack = backend.slackNanos();
     this.clock = backend.clock();
     this.gateway = new FaultyGateway(backend.gateway());
     this.handles = new AdapterHandles(backend);
@@ -75,9 +99,7 @@ public final class LeaseWorld implements AutoCloseable {
           clock.advance(config.pauseNanos(clock.trueNanos(), d.toNanos()));
           sleeps.add(new LeaseModel.Sleep(d.toNanos(), clock.trueNanos()));
         });
-    this.model = new LeaseModel(config.drift().toNanos(), config.fenceMode(), CONTENTION, config.exact(),
-        () -> stepSlack);
-    this.oracle = new Oracle(config, backend, clock, handles, attempts.owners());
+    this.oracle = new Oracle(config, backend, clock, handles, attempts.owners(), CONTENTION);
     this.recorder = new TraceRecorder(gateway, attempts, handles,
         clock instanceof RealClock real ? real::liveNanos : clock::trueNanos);
     this.inFlight = new InFlightCheck(this::snapshot, config.waived());
@@ -85,43 +107,145 @@ public final class LeaseWorld implements AutoCloseable {
     // The twin ticks its own time inside the call (CallModel): only the chain's clock moves here.
     gateway.passTimeWith(clock::advance);
     gateway.stampCallsWith(clock::trueNanos);
-    this.supervision = new Supervision(this);
+    this.targets = new Targets(config.specConformant(), attempts, handles, gateway, oracle);
+    this.supervision = new Supervision(this, clock, attempts, handles, port, oracle);
+    // A restart takes time: the spec's Restart takes one tick, and CLOCK_FLOOR's guarantee assumes
+    // it (a restart within the microsecond of the last grant would issue that token again).
+    long restartNanos = config.specConformant() ? config.timeStepMicros() * 1_000L : 1_000_000L;
+    this.faults = new ServerFaults(gateway, backend, clock, oracle, recorder, this::snapshot, restartNanos);
+    this.concurrent = new ConcurrentStep(this, recorder, attempts, handles, port, oracle, config);
     syncClock();
   }
 
   /** On a real server: freeze the client clock for this step and tell the model. */
-  void syncClock() {
+  private void syncClock() {
     if (!config.exact()) {
       if (clock instanceof RealClock real) {
         real.refreeze();
       }
-      model.syncTime(clock.trueNanos(), clock.clientNanos());
+      oracle.twin().syncTime(clock.trueNanos(), clock.clientNanos());
     }
-  }
-
-  /** Every action starts here: the chain's step count and what the trace step will record. */
-  void beginStep(String action) {
-    recorder.begin(action);
   }
 
   public List<TraceStep> trace() {
     return recorder.trace();
   }
 
-  // ------------------------------------------------------------------ actions
+  // ------------------------------------------------------------------ the chain's steps
 
-  void newAttempt(int shareWith) {
-    model.newAttempt(attempts.add(port, shareWith));
-    noEvent("newAttempt");
+  /**
+   * Whether {@code action} may run now: checked when a chain is generated and again when it is
+   * replayed, so a shrunk chain skips the steps that no longer make sense.
+   */
+  boolean enabled(ChainAction action) {
+    if (action instanceof NewAttempt) {
+      return attempts.size() < MAX_ATTEMPTS;
+    } else if (action instanceof TryAcquire) {
+      return !targets.unsent().isEmpty();
+    } else if (action instanceof Replay) {
+      return !targets.replayable().isEmpty();
+    } else if (action instanceof Renew || action instanceof Release || action instanceof State
+        || action instanceof Effect) {
+      return !handles.isEmpty();
+    } else if (action instanceof Inspect) {
+      return !attempts.isEmpty();
+    } else if (action instanceof Lag lag) {
+      // The spec's lag never decreases; the Java clock allows either direction.
+      return !config.specConformant() || lag.nanos() >= clock.lag();
+    } else if (action instanceof Arm arm) {
+      return targets.mayArm(arm.fault());
+    } else if (action instanceof ApplyLate) {
+      return !gateway.delayed().isEmpty();
+    } else if (action instanceof Restart) {
+      // The spec's Restart moves both clocks one tick: only while the client clock has no lag to catch up.
+      return !config.specConformant() || clock.trueNanos() - clock.clientNanos() == clock.lag();
+    } else if (action instanceof RenewBesideReplay || action instanceof ReleaseBesideReplay) {
+      return !handles.isEmpty() && gateway.armedCount() == 0;
+    } else if (action instanceof Watch) {
+      return !handles.isEmpty() && !supervision.watching();
+    } else if (action instanceof WithLease) {
+      return !targets.unsent().isEmpty() && !supervision.watching();
+    }
+    return true;
   }
 
-  String tryAcquire(String op, int attempt, long ttlMs, long waitMs) {
+  /**
+   * Makes {@code action} on the adapter and the twin, then checks every invariant; returns the
+   * step as the trace records it, with the label the statistics count.
+   *
+   * @throws dev.leasehold.testkit.runner.PropertyViolation when a property fails in the step or after it
+   */
+  TraceStep apply(ChainAction action) {
+    recorder.begin(action.name());
+    syncClock();
+    recorder.label(run(action));
+    check();
+    return recorder.last();
+  }
+
+  private String run(ChainAction action) {
+    if (action instanceof NewAttempt a) {
+      oracle.twin().newAttempt(attempts.add(port, targets.shareWith(a.shareOwnerWith())));
+      return noEvent("newAttempt");
+    } else if (action instanceof TryAcquire a) {
+      return tryAcquire("tryAcquire", Targets.pick(targets.unsent(), a.attempt()), a.ttlMs(), a.waitMs());
+    } else if (action instanceof Replay a) {
+      return tryAcquire("replay", Targets.pick(targets.replayable(), a.attempt()), a.ttlMs(), a.waitMs());
+    } else if (action instanceof Renew a) {
+      return renew(targets.handle(a.handle()), a.ttlMs());
+    } else if (action instanceof Release a) {
+      return release(targets.handle(a.handle()));
+    } else if (action instanceof Inspect a) {
+      return inspect((int) (a.attempt() % attempts.size()));
+    } else if (action instanceof State a) {
+      return state(targets.handle(a.handle()));
+    } else if (action instanceof Tick a) {
+      supervision.passTime(a.nanos());
+      return noEvent("tick");
+    } else if (action instanceof Pause a) {
+      // Nothing runs: a paused process, whose watchdog is paused too.
+      advance(a.nanos());
+      return noEvent("pause");
+    } else if (action instanceof Lag a) {
+      clock.lag(a.nanos());
+      oracle.twin().setLag(a.nanos());
+      return noEvent("lag");
+    } else if (action instanceof Arm a) {
+      event = faults.arm(a.fault(), a.nanos());
+    } else if (action instanceof ApplyLate a) {
+      event = faults.applyLate((int) (a.index() % gateway.delayed().size()));
+    } else if (action instanceof Write a) {
+      event = faults.external(a.write(), a.ttlMs());
+    } else if (action instanceof FlushScripts) {
+      event = faults.flushScripts();
+    } else if (action instanceof Restart) {
+      event = faults.restart();
+    } else if (action instanceof RenewBesideReplay a) {
+      return concurrent.renewBesideReplay(a.name(), targets.fromNewest(a.handle()), a.ttlMs(), a.replayTtlMs(),
+          a.schedule());
+    } else if (action instanceof ReleaseBesideReplay a) {
+      return concurrent.releaseBesideReplay(a.name(), targets.fromNewest(a.handle()), a.replayTtlMs(), a.schedule());
+    } else if (action instanceof Watch a) {
+      return supervision.watch(targets.fromNewest(a.handle()), a.ttlMs());
+    } else if (action instanceof WithLease a) {
+      return supervision.withLease(Targets.pick(targets.unsent(), a.attempt()), a.ttlMs(), a.workNanos(),
+          a.pauseNanos());
+    } else if (action instanceof Effect a) {
+      return effect(targets.handle(a.handle()), a.stale());
+    } else {
+      throw new IllegalArgumentException("unknown action " + action);
+    }
+    return "ok";
+  }
+
+  private String tryAcquire(String op, int attempt, long ttlMs, long waitMs) {
     return acquire(op, attempt, ttlMs, waitMs, () -> port.tryAcquire(new LeaseRequest(PURPOSE, DIGEST,
         Duration.ofMillis(waitMs), Duration.ofMillis(ttlMs), attempts.get(attempt))));
   }
 
   /** One tryAcquire of {@code attempt}, made by {@code call} (the chain's or LeaseRunner's), followed by the twin. */
-  String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call) {
+  @Override
+  public String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call) {
     Snapshot before = snapshot();
     sleeps.clear();
     Outcome actual;
@@ -144,7 +268,8 @@ public final class LeaseWorld implements AutoCloseable {
     return actual.variant();
   }
 
-  String renew(int handle, long ttlMs) {
+  @Override
+  public String renew(int handle, long ttlMs) {
     Snapshot before = snapshot();
     LeaseState stateBefore = before.handles().get(handle).state();
     Outcome actual;
@@ -161,7 +286,8 @@ public final class LeaseWorld implements AutoCloseable {
     return actual.variant();
   }
 
-  String release(int handle) {
+  @Override
+  public String release(int handle) {
     Snapshot before = snapshot();
     LeaseState stateBefore = before.handles().get(handle).state();
     ReleaseOutcome raw = handles.get(handle).release();
@@ -172,7 +298,7 @@ public final class LeaseWorld implements AutoCloseable {
     return actual.variant();
   }
 
-  String inspect(int attempt) {
+  private String inspect(int attempt) {
     Snapshot before = snapshot();
     Outcome actual = Outcomes.of(port.inspect(new LeaseInspection(PURPOSE, DIGEST, attempts.get(attempt))), config.exact());
     follow(m -> m.inspect(attempt), actual);
@@ -180,54 +306,32 @@ public final class LeaseWorld implements AutoCloseable {
     return actual.variant();
   }
 
-  String state(int handle) {
+  private String state(int handle) {
     LeaseState s = handles.get(handle).state();
-    oracle.state(handle, s, model.state(handle));
+    oracle.state(handle, s, oracle.twin().state(handle));
     noEvent("state");
     recorder.call(handles.attempt(handle), handle, 0, Outcome.of(s.name()));
     return s.name();
   }
 
-  /** A replay beside a renew or release of one handle, interleaved by {@code schedule} (see {@link ConcurrentStep}). */
-  String concurrent(String op, String kind, int handle, long ttlMs, long replayTtlMs, int schedule) {
-    return new ConcurrentStep(this, op, kind, handle, ttlMs, replayTtlMs).run(schedule);
-  }
-
-  /** Time passes; the watchdog renews when due (see {@link Supervision#passTime}). */
-  void tick(long nanos) {
-    supervision.passTime(nanos);
-    noEvent("tick");
-  }
-
-  /** Time passes and nothing runs: a paused process, whose watchdog is paused too. */
-  void pause(long nanos) {
-    advance(nanos);
-    noEvent("pause");
-  }
-
-  void advance(long nanos) {
+  @Override
+  public void advance(long nanos) {
     clock.advance(nanos);
     if (config.exact()) {
-      model.tick(nanos);
+      oracle.twin().tick(nanos);
     } else {
       syncClock();
     }
   }
 
-  void lag(long lagNanos) {
-    clock.lag(lagNanos);
-    model.setLag(lagNanos);
-    noEvent("lag");
-  }
-
   /** A client writes its effect with its handle's token: after checking ACTIVE, or on stale belief. */
-  String effect(int handle, boolean stale) {
+  private String effect(int handle, boolean stale) {
     noEvent("effect");
     String result = "skipped";
     if (stale || handles.get(handle).state() == LeaseState.ACTIVE) {
       long token = handles.get(handle).fencingToken().orElse(0);
       boolean accepted = store.write(token, handles.grant(handle));
-      oracle.effect(handle, token, accepted, model.effect(handle));
+      oracle.effect(handle, token, accepted, oracle.twin().effect(handle));
       result = accepted ? "accepted" : "rejected";
     }
     recorder.call(handles.attempt(handle), handle, 0, Outcome.of(result));
@@ -238,47 +342,41 @@ public final class LeaseWorld implements AutoCloseable {
 
   /** The twin takes the step too, on the branch of its choices that gives the adapter's outcome. */
   private void follow(Function<LeaseModel, Outcome> step, Outcome actual) {
-    measureSlack();
-    model = oracle.follow(model, step, actual);
+    oracle.follow(step, actual);
   }
 
-  /**
-   * The twin's slack for what follows, measured once (each branch the oracle explores must see the
-   * same): the backend's slack, which on a real server grows with how late steps ran.
-   */
-  private void measureSlack() {
-    stepSlack = backend.slackNanos();
-  }
-
-  void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
+  @Override
+  public void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
       long ttlMs) {
     event = new StepEvent(op, attempt, handle, actual, before, stateBefore);
     recorder.call(attempt, handle, ttlMs, actual);
   }
 
-  void noEvent(String op) {
+  /** A step that is not a call: nothing to relate an outcome to. Returns its label, {@code ok}. */
+  private String noEvent(String op) {
     event = StepEvent.none(op, null);
+    return "ok";
   }
 
-  /** A step that changed the server without a call of the chain's own. */
-  void serverEvent(String op, Snapshot before) {
-    event = StepEvent.none(op, before);
+  @Override
+  public Object lastCall() {
+    return lastCall;
   }
 
-  /** The implementation's side: the server read directly and every handle asked. */
-  Snapshot snapshot() {
+  @Override
+  public Snapshot snapshot() {
     return Snapshot.of(backend, KEYS, clock, attempts, handles);
   }
 
-  /** After every step: the trace step, anything broken while a call was in flight, then the oracle. */
-  void check() {
+  /** After every step and every call inside one: the trace step, anything broken while a call was in flight, then the oracle. */
+  @Override
+  public void check() {
     supervision.rethrow();
     StepEvent e = event == null ? StepEvent.none("none", null) : event;
     Snapshot after = snapshot();
-    measureSlack();
     recorder.record(after);
     inFlight.rethrow();
-    oracle.check(e, after, store, model);
+    oracle.check(e, after, store);
     for (LeaseHandle h : handles) {
       CallerInvariants.guaranteeAsStated(h.guarantee(), port.guarantee(), h.fencingToken().isPresent());
     }

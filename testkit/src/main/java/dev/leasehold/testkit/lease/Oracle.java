@@ -3,7 +3,6 @@ package dev.leasehold.testkit.lease;
 import dev.leasehold.lease.LeaseHandle;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.testkit.fault.Backend;
-import dev.leasehold.testkit.runner.PropertyViolation;
 import dev.leasehold.testkit.sim.LeaseClock;
 import dev.leasehold.testkit.sim.RealClock;
 import dev.leasehold.testkit.twin.Choices;
@@ -30,19 +29,43 @@ final class Oracle {
   private final WorldConfig config;
   private final Backend backend;
   private final LeaseClock clock;
-  private final List<LeaseHandle> handles;
+  private final AdapterHandles handles;
   private final List<Integer> ownerOf;
   /** Each handle's LOST or RELEASED once a check saw it (TerminalStays). */
   private final Map<Integer, LeaseState> terminalSeen = new HashMap<>();
   private final List<String> problems = new ArrayList<>();
+  /** The twin on the branch the adapter took so far: each followed call replaces it with a copy. */
+  private LeaseModel twin;
+  /** The twin's slack (ns), measured once per call and per check: see {@link #measureSlack}. */
+  private long slack;
 
-  /** Reads the chain's adapter handles and owners (by id) as they grow. */
-  Oracle(WorldConfig config, Backend backend, LeaseClock clock, List<LeaseHandle> handles, List<Integer> ownerOf) {
+  /**
+   * Reads the chain's adapter handles and owners (by id) as they grow; {@code contentionNanos} is
+   * how long the adapter tells a contender to wait, which the twin must know.
+   */
+  Oracle(WorldConfig config, Backend backend, LeaseClock clock, AdapterHandles handles, List<Integer> ownerOf,
+      long contentionNanos) {
     this.config = config;
     this.backend = backend;
     this.clock = clock;
     this.handles = handles;
     this.ownerOf = ownerOf;
+    this.slack = backend.slackNanos();
+    this.twin = new LeaseModel(config.drift().toNanos(), config.fenceMode(), contentionNanos, config.exact(),
+        () -> slack);
+  }
+
+  /** The twin as it stands: actions that are not calls (time, faults, outside writes) are made on it directly. */
+  LeaseModel twin() {
+    return twin;
+  }
+
+  /**
+   * The twin's slack for what follows, measured once (each branch {@link #follow} explores must see
+   * the same): the backend's slack, which on a real server grows with how late steps ran.
+   */
+  private void measureSlack() {
+    slack = backend.slackNanos();
   }
 
   /** A disagreement between the adapter and the twin, reported by the next {@link #check}. */
@@ -51,11 +74,19 @@ final class Oracle {
   }
 
   /**
-   * Runs {@code step} on copies of {@code model}, exploring its uncertain choices, and returns the
-   * copy whose outcome the adapter produced. When no branch allows it, records a problem and
-   * returns the first branch.
+   * The twin takes the call too, on the branch of its choices that gives the adapter's outcome
+   * {@code actual}. When no branch allows it, records a problem and keeps the first branch.
    */
-  LeaseModel follow(LeaseModel model, Function<LeaseModel, Outcome> step, Outcome actual) {
+  void follow(Function<LeaseModel, Outcome> step, Outcome actual) {
+    measureSlack();
+    twin = explore(twin, step, actual);
+  }
+
+  /**
+   * Runs {@code step} on copies of {@code model}, exploring its uncertain choices, and returns the
+   * copy whose outcome the adapter produced, or the first branch when none does.
+   */
+  private LeaseModel explore(LeaseModel model, Function<LeaseModel, Outcome> step, Outcome actual) {
     List<List<Boolean>> frontier = new ArrayList<>(List.of(List.of()));
     List<Outcome> allowed = new ArrayList<>();
     LeaseModel first = null;
@@ -106,7 +137,9 @@ final class Oracle {
    * After every step: the invariants on the implementation (from {@code event}'s snapshot before
    * to {@code after}), then agreement with the twin, then the twin's own invariants.
    */
-  void check(StepEvent event, Snapshot after, FencedStore store, LeaseModel model) {
+  void check(StepEvent event, Snapshot after, FencedStore store) {
+    measureSlack();
+    LeaseModel model = twin;
     Snapshot before = event.before() == null ? after : event.before();
     StepEvent full = new StepEvent(event.op(), event.attempt(), event.handle(), event.outcome(), before,
         event.stateBefore());
@@ -119,7 +152,7 @@ final class Oracle {
     if (!problems.isEmpty()) {
       String msg = String.join("; ", problems);
       problems.clear();
-      throw new PropertyViolation("ModelAgreement", msg);
+      throw LeaseProperty.ModelAgreement.violated(msg);
     }
     compareHandles(after, model);
     // Built even when waived: reading the twin's handles stores a local expiry, as state() does.
@@ -127,7 +160,7 @@ final class Oracle {
     if (config.waived().isEmpty()) {
       LeaseInvariants.holding(twin, config.waived());
     }
-    if (!config.waived().contains("FencedEffects")) {
+    if (!config.waived().contains(LeaseProperty.FencedEffects)) {
       LeaseInvariants.requireFencedEffects(model.storeLast(), model.storeMax());
     }
   }
@@ -141,6 +174,40 @@ final class Oracle {
     long expiry = model.expiryNanos();
     return new Snapshot(model.trueNow(), model.clientNow(), model.lag(), model.holder(), expiry, expiry, model.fence(),
         obs, ownerOf, backend.slackNanos());
+  }
+
+  /**
+   * The twin adopts every handle's state and the server's key ({@code now}), after a step it could
+   * not follow (two interleaved calls). A handle the twin could not place is taken as granted now:
+   * the server's report, capped by its attempt's renews and by {@code renewCapMs} (the TTL of a
+   * renew that flew in the step, else {@link Long#MAX_VALUE}), less the drift.
+   */
+  void adopt(Snapshot now, long renewCapMs) {
+    long cnow = clock.clientNanos();
+    long wallNow = nanos(clock.wall().instant());
+    long drift = config.drift().toNanos();
+    for (int i = 0; i < handles.size(); i++) {
+      LeaseHandle h = handles.get(i);
+      LeaseState s = h.state();
+      long observed = nanos(h.observedServerExpiry());
+      boolean known = i < twin.handleCount();
+      long deadline;
+      if (s == LeaseState.ACTIVE) {
+        deadline = cnow + h.remainingValidity().toNanos();
+      } else if (known && twin.wallExpiry(i) == observed) {
+        deadline = twin.deadline(i);
+      } else {
+        long capMs = Math.min(twin.ambiguousRenewCap(handles.attempt(i)), renewCapMs);
+        deadline = cnow + Math.min(observed - wallNow, Math.min(capMs, Long.MAX_VALUE / 2_000_000L) * 1_000_000L) - drift;
+      }
+      twin.adoptHandle(i, handles.attempt(i), handles.grant(i), s, deadline, h.fencingToken().orElse(0), observed);
+    }
+    List<Long> log = backend.grantLog();
+    twin.adoptServer(now.holder(), (now.expiryLo() + now.expiryHi()) / 2, now.fence(), log == null ? -1 : log.size());
+  }
+
+  private static long nanos(Instant i) {
+    return i.getEpochSecond() * 1_000_000_000L + i.getNano();
   }
 
   private long tolerance() {
@@ -166,8 +233,8 @@ final class Oracle {
   private void compareHandles(Snapshot after, LeaseModel model) {
     long tol = tolerance();
     long late = lateness();
-    PropertyViolation.check(after.handles().size() == model.handleCount(), "ModelAgreement",
-        "the adapter made " + after.handles().size() + " handles, the model " + model.handleCount());
+    LeaseProperty.ModelAgreement.require(after.handles().size() == model.handleCount(),
+        () -> "the adapter made " + after.handles().size() + " handles, the model " + model.handleCount());
     for (Snapshot.HandleObs h : after.handles()) {
       int i = h.id();
       LeaseState ms = model.state(i);
@@ -176,20 +243,19 @@ final class Oracle {
       // within that much of its end may already have run out. The model then adopts the end.
       boolean ranOutLate = !config.exact() && h.state() == LeaseState.LOST && ms == LeaseState.ACTIVE
           && model.remaining(i) <= tol + late;
-      PropertyViolation.check(h.state() == ms || ranOutLate, "ModelAgreement",
-          "handle " + i + " says " + h.state() + ", the model says " + ms);
-      PropertyViolation.check(near(h.remaining(), model.remaining(i), tol, late), "ModelAgreement",
-          "handle " + i + " has " + LeaseInvariants.ms(h.remaining()) + " left, the model says "
+      LeaseProperty.ModelAgreement.require(h.state() == ms || ranOutLate,
+          () -> "handle " + i + " says " + h.state() + ", the model says " + ms);
+      LeaseProperty.ModelAgreement.require(near(h.remaining(), model.remaining(i), tol, late),
+          () -> "handle " + i + " has " + LeaseInvariants.ms(h.remaining()) + " left, the model says "
               + LeaseInvariants.ms(model.remaining(i)));
-      Instant observed = handles.get(i).observedServerExpiry();
-      long observedNanos = observed.getEpochSecond() * 1_000_000_000L + observed.getNano();
-      PropertyViolation.check(near(observedNanos, model.wallExpiry(i), tol, late), "ModelAgreement",
-          "handle " + i + " observedServerExpiry is " + LeaseInvariants.ms(observedNanos - LeaseClock.EPOCH_NANOS)
+      long observedNanos = nanos(handles.get(i).observedServerExpiry());
+      LeaseProperty.ModelAgreement.require(near(observedNanos, model.wallExpiry(i), tol, late),
+          () -> "handle " + i + " observedServerExpiry is " + LeaseInvariants.ms(observedNanos - LeaseClock.EPOCH_NANOS)
               + " after the epoch, the model (from the reply PTTL) says "
               + LeaseInvariants.ms(model.wallExpiry(i) - LeaseClock.EPOCH_NANOS));
       if (config.exact()) {
-        PropertyViolation.check(h.token() == model.token(i), "ModelAgreement",
-            "handle " + i + " has token " + h.token() + ", the model says " + model.token(i));
+        LeaseProperty.ModelAgreement.require(h.token() == model.token(i),
+            () -> "handle " + i + " has token " + h.token() + ", the model says " + model.token(i));
       } else {
         long deadline = h.state() == LeaseState.ACTIVE ? after.clientNow() + h.remaining()
             : ranOutLate ? after.clientNow() : model.deadline(i);

@@ -16,6 +16,7 @@ import dev.leasehold.lease.LeaseWatchdog;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.testkit.runner.PropertyViolation;
+import dev.leasehold.testkit.sim.LeaseClock;
 import dev.leasehold.testkit.sim.VirtualScheduler;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +37,12 @@ import java.util.OptionalLong;
  * <p>This class is not threadsafe; one chain runs on one thread. One registration is live at a time.
  */
 final class Supervision implements AutoCloseable {
-  private final LeaseWorld world;
+  private final ChainCalls calls;
+  private final LeaseClock clock;
+  private final AdapterAttempts attempts;
+  private final AdapterHandles handles;
+  private final DistributedLeasePort port;
+  private final Oracle oracle;
   private final VirtualScheduler scheduler;
   private final LeaseWatchdog watchdog;
   private final LeaseRunner runner;
@@ -51,10 +57,17 @@ final class Supervision implements AutoCloseable {
   /** A violation found inside a call of the watchdog or LeaseRunner, for the step's own check. */
   private PropertyViolation deferred;
 
-  Supervision(LeaseWorld world) {
-    this.world = world;
-    this.scheduler = new VirtualScheduler(world.clock::clientNanos);
-    this.watchdog = LeaseWatchdog.builder().executor(scheduler).monotonicNanos(world.clock::clientNanos).build();
+  /** Every call the watchdog and LeaseRunner make goes through {@code calls} to {@code port}, the adapter's. */
+  Supervision(ChainCalls calls, LeaseClock clock, AdapterAttempts attempts, AdapterHandles handles,
+      DistributedLeasePort port, Oracle oracle) {
+    this.calls = calls;
+    this.clock = clock;
+    this.attempts = attempts;
+    this.handles = handles;
+    this.port = port;
+    this.oracle = oracle;
+    this.scheduler = new VirtualScheduler(clock::clientNanos);
+    this.watchdog = LeaseWatchdog.builder().executor(scheduler).monotonicNanos(clock::clientNanos).build();
     this.runner = new LeaseRunner(new MirroredPort(), watchdog, false, null);
   }
 
@@ -86,13 +99,13 @@ final class Supervision implements AutoCloseable {
   void passTime(long nanos) {
     long left = nanos;
     while (scheduler.nextDue() != Long.MAX_VALUE) {
-      long toDue = Math.max(0, scheduler.nextDue() - world.clock.clientNanos());
+      long toDue = Math.max(0, scheduler.nextDue() - clock.clientNanos());
       if (toDue > left) {
         break;
       }
       if (toDue > 0) {
         // A lagging client clock may not have reached the task yet: look again after this step.
-        world.advance(toDue);
+        calls.advance(toDue);
         left -= toDue;
         continue;
       }
@@ -104,7 +117,7 @@ final class Supervision implements AutoCloseable {
       }
       checkPlan();
     }
-    world.advance(left);
+    calls.advance(left);
   }
 
   /**
@@ -114,7 +127,7 @@ final class Supervision implements AutoCloseable {
    */
   String withLease(int attempt, long ttlMs, long workNanos, long pauseNanos) {
     LeaseRequest request = new LeaseRequest(LeaseWorld.PURPOSE, LeaseWorld.DIGEST, Duration.ZERO,
-        Duration.ofMillis(ttlMs), world.attempts.get(attempt));
+        Duration.ofMillis(ttlMs), attempts.get(attempt));
     reported = null;
     LeaseState[] atEnd = new LeaseState[1];
     boolean[] cancelled = new boolean[1];
@@ -125,8 +138,8 @@ final class Supervision implements AutoCloseable {
         watched = ((Mirrored) context.handle()).hid;
         checkPlan();
         passTime(workNanos);
-        world.pause(pauseNanos);
-        atEnd[0] = world.model.state(watched);
+        calls.advance(pauseNanos);
+        atEnd[0] = oracle.twin().state(watched);
         cancelled[0] = context.isCancelled();
         return "done";
       });
@@ -135,7 +148,7 @@ final class Supervision implements AutoCloseable {
     }
     String name = result.getClass().getSimpleName();
     guard(() -> CallerInvariants.workResultAgreement(name, atEnd[0], cancelled[0]));
-    Snapshot after = world.snapshot();
+    Snapshot after = calls.snapshot();
     if (after.holder() == attempt) {
       long pttl = after.expiryHi() - after.trueNow();
       // Redis keeps a key through the last millisecond of its TTL (gone once its ms clock is past it).
@@ -187,21 +200,21 @@ final class Supervision implements AutoCloseable {
   private void checkLossReported() {
     LeaseWatchdog.LeaseLoss loss = reported != null ? reported : work == null ? null : work.cancellation().orElse(null);
     if (loss != null) {
-      LeaseState twin = world.model.state(watched);
+      LeaseState twin = oracle.twin().state(watched);
       guard(() -> CallerInvariants.lossIsReal(loss.state(), twin));
     }
-    LeaseState now = world.handles.get(watched).state();
+    LeaseState now = handles.get(watched).state();
     String outcome = lastRenew == null ? null : lastRenew.getClass().getSimpleName();
     guard(() -> CallerInvariants.lossIsReported(outcome, now, loss != null, watching()));
   }
 
   /** RenewsBeforeExpiry, whenever the watchdog has just (re)planned a renewal of an ACTIVE lease. */
   private void checkPlan() {
-    if (scheduler.nextDue() == Long.MAX_VALUE || watched < 0 || world.model.state(watched) != LeaseState.ACTIVE) {
+    if (scheduler.nextDue() == Long.MAX_VALUE || watched < 0 || oracle.twin().state(watched) != LeaseState.ACTIVE) {
       return;
     }
-    long due = scheduler.nextDue() - world.clock.clientNanos();
-    long remaining = world.model.remaining(watched);
+    long due = scheduler.nextDue() - clock.clientNanos();
+    long remaining = oracle.twin().remaining(watched);
     guard(() -> CallerInvariants.renewsBeforeExpiry(due, remaining, LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos()));
   }
 
@@ -215,8 +228,8 @@ final class Supervision implements AutoCloseable {
    * (an IllegalArgumentException is rethrown, as the adapter threw it).
    */
   private <T> T checked(Class<T> type) {
-    Object out = world.lastCall;
-    guard(world::check);
+    Object out = calls.lastCall();
+    guard(calls::check);
     if (out instanceof RuntimeException e) {
       throw e;
     }
@@ -259,12 +272,12 @@ final class Supervision implements AutoCloseable {
     }
 
     private LeaseHandle real() {
-      return world.handles.get(hid);
+      return handles.get(hid);
     }
 
     @Override
     public RenewOutcome renew(Duration ttl) {
-      world.renew(hid, ttl.toMillis());
+      calls.renew(hid, ttl.toMillis());
       lastRenew = checked(RenewOutcome.class);
       return lastRenew;
     }
@@ -276,7 +289,7 @@ final class Supervision implements AutoCloseable {
 
     @Override
     public ReleaseOutcome release() {
-      world.release(hid);
+      calls.release(hid);
       return checked(ReleaseOutcome.class);
     }
 
@@ -317,33 +330,33 @@ final class Supervision implements AutoCloseable {
   private final class MirroredPort implements DistributedLeasePort {
     @Override
     public AcquireOutcome tryAcquire(LeaseRequest request) {
-      int attempt = world.attempts.indexOf(request.attempt());
-      String op = world.model.sent(attempt) ? "replay" : "tryAcquire";
-      world.acquire(op, attempt, request.leaseTtl().toMillis(), request.waitTimeout().toMillis(),
-          () -> world.port.tryAcquire(request));
+      int attempt = attempts.indexOf(request.attempt());
+      String op = oracle.twin().sent(attempt) ? "replay" : "tryAcquire";
+      calls.acquire(op, attempt, request.leaseTtl().toMillis(), request.waitTimeout().toMillis(),
+          () -> port.tryAcquire(request));
       AcquireOutcome out = checked(AcquireOutcome.class);
       if (out instanceof AcquireOutcome.Acquired a) {
-        return new AcquireOutcome.Acquired(new Mirrored(world.handles.id(a.handle())));
+        return new AcquireOutcome.Acquired(new Mirrored(handles.id(a.handle())));
       }
       if (out instanceof AcquireOutcome.ReplayedSameOperation r) {
-        return new AcquireOutcome.ReplayedSameOperation(new Mirrored(world.handles.id(r.handle())));
+        return new AcquireOutcome.ReplayedSameOperation(new Mirrored(handles.id(r.handle())));
       }
       return out;
     }
 
     @Override
     public LeaseAttempt newAttempt(String operationId) {
-      return world.port.newAttempt(operationId);
+      return port.newAttempt(operationId);
     }
 
     @Override
     public InspectOutcome inspect(LeaseInspection inspection) {
-      return world.port.inspect(inspection);
+      return port.inspect(inspection);
     }
 
     @Override
     public LeaseGuarantee guarantee() {
-      return world.port.guarantee();
+      return port.guarantee();
     }
   }
 }

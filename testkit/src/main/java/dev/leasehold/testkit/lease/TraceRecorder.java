@@ -30,6 +30,7 @@ final class TraceRecorder {
   private FaultyGateway.Delayed late;
   private List<TraceStep.Lane> lanes = List.of();
   private List<String> points = List.of();
+  private String label = "ok";
 
   /**
    * Reads the chain's attempts and handles (by id) as they grow; {@code realNow} is the real clock
@@ -53,6 +54,12 @@ final class TraceRecorder {
     late = null;
     lanes = List.of();
     points = List.of();
+    label = "ok";
+  }
+
+  /** What the statistics count for the step: see {@link TraceStep#label()}. */
+  void label(String stepLabel) {
+    label = stepLabel;
   }
 
   /**
@@ -95,7 +102,12 @@ final class TraceRecorder {
     }
     int lateAttempt = late == null ? -1 : attempts.withOwnership(late.ownership());
     trace.add(new TraceStep(steps, action, attempt, handle, ttlMs, outcome, gateway.drainCalls(), late, lateAttempt,
-        after, observed, lanes, points, realNow.getAsLong()));
+        after, observed, lanes, points, realNow.getAsLong(), label));
+  }
+
+  /** The step recorded last. */
+  TraceStep last() {
+    return trace.get(trace.size() - 1);
   }
 
   List<TraceStep> trace() {

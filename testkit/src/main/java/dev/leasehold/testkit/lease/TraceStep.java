@@ -17,10 +17,14 @@ import java.util.List;
  * @param step the step's 1-based index in the chain, as the runner counts executed steps
  * @param realAfter the real clock (chain nanoseconds) right after the snapshot {@code after} was
  *     read; on simulated time the chain's own clock, {@code after.trueNow()}
+ * @param label what the runner's statistics count for the chain step: the outcome's variant of a
+ *     call, {@code ok} for a step that is not one, or what a step of several calls ended with
+ *     ({@code Acquired/Renewed} for a concurrent step, {@code watching}, {@code Completed}); the
+ *     steps recorded inside a chain step (a watchdog's renewal) carry {@code ok}
  */
 public record TraceStep(int step, String action, int attempt, int handle, long ttlMs, Outcome outcome,
     List<FaultyGateway.Call> calls, FaultyGateway.Delayed late, int lateAttempt, Snapshot after,
-    List<Long> observedExpiry, List<Lane> lanes, List<String> points, long realAfter) {
+    List<Long> observedExpiry, List<Lane> lanes, List<String> points, long realAfter, String label) {
   public TraceStep {
     calls = List.copyOf(calls);
     observedExpiry = List.copyOf(observedExpiry);

@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  */
 public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory ports, Duration drift,
     FenceMode fenceMode, Set<String> excluded, long timeStepMicros, boolean specConformant, long maxTimeStepMs,
-    long minTtlMs, long maxTtlMs, boolean waits, Set<String> waived) {
+    long minTtlMs, long maxTtlMs, boolean waits, Set<LeaseProperty> waived) {
 
   public WorldConfig {
     excluded = Set.copyOf(excluded);
@@ -45,7 +45,8 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
    * every other invariant, FencedEffects included, must still hold.
    */
   public WorldConfig withRestarts() {
-    return including("restart").waiving("ActiveHoldsKey", "ValidityWithinServerLease", "MutualExclusion");
+    return including(ActionName.RESTART.chainName()).waiving(LeaseProperty.ActiveHoldsKey,
+        LeaseProperty.ValidityWithinServerLease, LeaseProperty.MutualExclusion);
   }
 
   /**
@@ -57,12 +58,12 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
    */
   public WorldConfig withExternalWrites() {
     return including(External.actions().toArray(String[]::new))
-        .waiving("ActiveHoldsKey", "ValidityWithinServerLease", "MutualExclusion");
+        .waiving(LeaseProperty.ActiveHoldsKey, LeaseProperty.ValidityWithinServerLease, LeaseProperty.MutualExclusion);
   }
 
   /** Also does not check {@code invariants} (for a fence mode a restart is known to break). */
-  public WorldConfig waiving(String... invariants) {
-    Set<String> all = new HashSet<>(waived);
+  public WorldConfig waiving(LeaseProperty... invariants) {
+    Set<LeaseProperty> all = new HashSet<>(waived);
     all.addAll(List.of(invariants));
     return toBuilder().waived(all).build();
   }
@@ -202,7 +203,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
     private long minTtlMs = 20;
     private long maxTtlMs = 300;
     private boolean waits = true;
-    private Set<String> waived = Set.of();
+    private Set<LeaseProperty> waived = Set.of();
 
     private Builder() {}
 
@@ -273,7 +274,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
       return this;
     }
 
-    public Builder waived(Set<String> invariants) {
+    public Builder waived(Set<LeaseProperty> invariants) {
       waived = invariants;
       return this;
     }
