@@ -4,9 +4,9 @@ import dev.leasehold.testkit.fault.External;
 import dev.leasehold.testkit.fault.Fault;
 
 /**
- * One step of a {@link LeaseMachine} chain, decoded once from the chain's {@code name(param=value)}
- * line (so chain files keep that form) and run by {@link LeaseWorld#apply}. Times are on the
- * chain's grid already; a field named {@code attempt} or {@code handle} is the chain's choice
+ * One step of a {@link LeaseMachine} chain, decoded from the runner's step (its
+ * {@code name(param=value)} line in a chain file, which keeps that form) and run by
+ * {@link LeaseWorld#apply}. Times are on the chain's grid already; a field named {@code attempt} or {@code handle} is the chain's choice
  * among those the step may use, which the world resolves (modulo their number) when it runs.
  *
  * <p>Each record is immutable.

@@ -35,11 +35,11 @@ import java.util.concurrent.Callable;
  */
 final class ConcurrentStep {
   /** Per call kind, the outcomes the spec allows when no fault is armed. */
-  static final Map<String, Set<String>> ALLOWED = Map.of(
-      "replay", Set.of("ReplayedSameOperation", "Acquired", "Contended", "OwnerOperationConflict", "Indeterminate",
+  static final Map<ActionName, Set<String>> ALLOWED = Map.of(
+      ActionName.REPLAY, Set.of("ReplayedSameOperation", "Acquired", "Contended", "OwnerOperationConflict", "Indeterminate",
           "IllegalArgumentException"),
-      "renew", Set.of("Renewed", "Lost", "NotActive", "Indeterminate", "IllegalArgumentException"),
-      "release", Set.of("Released", "AlreadyAbsent", "NotOwner", "NotActive", "Indeterminate"));
+      ActionName.RENEW, Set.of("Renewed", "Lost", "NotActive", "Indeterminate", "IllegalArgumentException"),
+      ActionName.RELEASE, Set.of("Released", "AlreadyAbsent", "NotOwner", "NotActive", "Indeterminate"));
 
   private final ChainCalls calls;
   private final TraceRecorder recorder;
@@ -47,48 +47,50 @@ final class ConcurrentStep {
   private final AdapterHandles handles;
   private final DistributedLeasePort port;
   private final Oracle oracle;
-  private final WorldConfig config;
+  private final boolean specConformant;
+  private final Set<LeaseProperty> waived;
 
   /** Each step's calls go through {@code calls}, or straight to {@code port} and the handles in the lanes. */
   ConcurrentStep(ChainCalls calls, TraceRecorder recorder, AdapterAttempts attempts, AdapterHandles handles,
-      DistributedLeasePort port, Oracle oracle, WorldConfig config) {
+      DistributedLeasePort port, Oracle oracle, boolean specConformant, Set<LeaseProperty> waived) {
     this.calls = calls;
     this.recorder = recorder;
     this.attempts = attempts;
     this.handles = handles;
     this.port = port;
     this.oracle = oracle;
-    this.config = config;
+    this.specConformant = specConformant;
+    this.waived = waived;
   }
 
   /**
    * One step: {@code kind} is renew or release; {@code ttlMs} is the renew's TTL (unused for a
    * release); the step is recorded as {@code op}.
    */
-  private record Race(String op, String kind, int handle, int attempt, long ttlMs, long replayTtlMs) {}
+  private record Race(String op, ActionName kind, int handle, int attempt, long ttlMs, long replayTtlMs) {}
 
   /** A replay of {@code handle}'s attempt beside a renew of the handle, in the order of {@code schedule}. */
   String renewBesideReplay(String op, int handle, long ttlMs, long replayTtlMs, int schedule) {
-    return run(new Race(op, "renew", handle, handles.attempt(handle), ttlMs, replayTtlMs), schedule);
+    return run(new Race(op, ActionName.RENEW, handle, handles.attempt(handle), ttlMs, replayTtlMs), schedule);
   }
 
   /** A replay of {@code handle}'s attempt beside a release of the handle, in the order of {@code schedule}. */
   String releaseBesideReplay(String op, int handle, long replayTtlMs, int schedule) {
-    return run(new Race(op, "release", handle, handles.attempt(handle), 0, replayTtlMs), schedule);
+    return run(new Race(op, ActionName.RELEASE, handle, handles.attempt(handle), 0, replayTtlMs), schedule);
   }
 
   private String run(Race race, int schedule) {
     if (schedule == 0) {
-      recorder.relabel("replay");
-      String replay = calls.acquire("replay", race.attempt(), race.replayTtlMs(), 0,
+      recorder.relabel(ActionName.REPLAY.chainName());
+      String replay = calls.acquire(ActionName.REPLAY.chainName(), race.attempt(), race.replayTtlMs(), 0,
           () -> port.tryAcquire(request(race)));
       calls.check();
-      recorder.relabel(race.kind());
-      return replay + "/" + call(race, config.specConformant() ? handles.newestOf(race.attempt()) : race.handle());
+      recorder.relabel(race.kind().chainName());
+      return replay + "/" + call(race, specConformant ? handles.newestOf(race.attempt()) : race.handle());
     }
     Snapshot before = calls.snapshot();
     Callable<TraceStep.Lane> replay = () -> replayLane(race);
-    Callable<TraceStep.Lane> other = race.kind().equals("renew") ? () -> renewLane(race) : () -> releaseLane(race);
+    Callable<TraceStep.Lane> other = race.kind() == ActionName.RENEW ? () -> renewLane(race) : () -> releaseLane(race);
     // The first violation at a stop is thrown once both calls returned, so that the failing step,
     // whole, is in the chain's trace (trace validation must reject it at this step).
     PropertyViolation[] violation = new PropertyViolation[1];
@@ -120,13 +122,13 @@ final class ConcurrentStep {
       recorder.record(calls.snapshot());
       throw violation[0];
     }
-    judge(race, "replay", replayed);
+    judge(race, ActionName.REPLAY, replayed);
     judge(race, race.kind(), called);
     // The twin could not follow the interleaving: it adopts what the handles and the server say. A
     // renew rejected before I/O opened no flight: it caps nothing.
-    boolean renewFlew = race.kind().equals("renew")
+    boolean renewFlew = race.kind() == ActionName.RENEW
         && !Set.of("IllegalArgumentException", "NotActive").contains(called.variant());
-    oracle.adopt(calls.snapshot(), renewFlew ? race.ttlMs() : Long.MAX_VALUE);
+    oracle.adopt(calls::snapshot, renewFlew ? race.ttlMs() : Long.MAX_VALUE);
     return label;
   }
 
@@ -141,7 +143,7 @@ final class ConcurrentStep {
    * the one the step drew (the spec has one handle per attempt).
    */
   private String call(Race race, int target) {
-    return race.kind().equals("renew") ? calls.renew(target, race.ttlMs()) : calls.release(target);
+    return race.kind() == ActionName.RENEW ? calls.renew(target, race.ttlMs()) : calls.release(target);
   }
 
   private TraceStep.Lane replayLane(Race race) {
@@ -176,16 +178,16 @@ final class ConcurrentStep {
   /** At every stop, with both lanes stopped: what any reader of the handles may rely on. */
   private void checkAt(Race race, List<String> points) {
     try {
-      LeaseInvariants.holding(calls.snapshot(), config.waived());
+      LeaseInvariants.holding(calls.snapshot(), waived);
     } catch (PropertyViolation v) {
-      throw new PropertyViolation(v.property(), "with the lanes at " + points + " of a replay beside a " + race.kind() + ", "
+      throw new PropertyViolation(v.property(), "with the lanes at " + points + " of a replay beside a " + race.kind().chainName() + ", "
           + v.getMessage().substring(v.property().length() + 2));
     }
   }
 
-  private static void judge(Race race, String callKind, Outcome o) {
+  private static void judge(Race race, ActionName callKind, Outcome o) {
     LeaseProperty.ModelAgreement.require(ALLOWED.get(callKind).contains(o.variant()),
-        () -> "the " + callKind + " of a replay beside a " + race.kind() + " returned " + o
-            + ", which the spec does not allow for a " + callKind + " with no fault armed");
+        () -> "the " + callKind.chainName() + " of a replay beside a " + race.kind().chainName() + " returned " + o
+            + ", which the spec does not allow for a " + callKind.chainName() + " with no fault armed");
   }
 }

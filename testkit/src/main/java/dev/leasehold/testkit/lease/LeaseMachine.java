@@ -26,7 +26,6 @@ import dev.leasehold.testkit.fault.Interleaving;
 import dev.leasehold.testkit.runner.ActionKind;
 import dev.leasehold.testkit.runner.Param;
 import dev.leasehold.testkit.runner.StateMachine;
-import dev.leasehold.testkit.runner.Step;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -39,7 +38,7 @@ import java.util.function.Function;
  * the library's own callers ({@code watch}, {@code withLease}: {@link Supervision}) and, when a config
  * includes them, the {@link #CONCURRENT} steps of two threads (see {@link ConcurrentStep}) and the
  * outside writes ({@code External}), with weights chosen so that a few hundred chains reach every
- * outcome variant. The arguments are drawn by {@link Draws}; each step is decoded once into a typed
+ * outcome variant. The arguments are drawn by {@link Draws}; each step is decoded into a typed
  * {@link ChainAction}, which {@link LeaseWorld#apply} makes and checks.
  *
  * <p>This class is immutable; each chain gets its own {@link LeaseWorld}.
@@ -94,21 +93,6 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     return actions;
   }
 
-  /**
-   * The typed action a chain step decodes to, as the runner's steps (generated, shrunk or read from
-   * a chain file) are decoded before the world runs them.
-   *
-   * @throws IllegalArgumentException for a step of no action of this machine
-   */
-  ChainAction decode(Step step) {
-    for (ActionKind<LeaseWorld> a : actions) {
-      if (a.name().equals(step.action())) {
-        return ((Kind) a).decode().apply(step.args());
-      }
-    }
-    throw new IllegalArgumentException("no action " + step.action() + " in this configuration");
-  }
-
   /** Nothing left to check: {@link LeaseWorld#apply} checks every invariant after its step. */
   @Override
   public void checkInvariants(LeaseWorld world) {}
@@ -125,8 +109,11 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     long[] generate(SplittableRandom r);
   }
 
-  /** A step kind: its parameters are decoded once into the typed action the world runs. */
-  private record Kind(String name, int weight, List<Param> params, Generator gen, Function<long[], ChainAction> decode)
+  /**
+   * A step kind: a step's parameter values (as generated, shrunk or read from a chain file) are
+   * decoded into the typed action the world checks and runs.
+   */
+  record Kind(String name, int weight, List<Param> params, Generator gen, Function<long[], ChainAction> decode)
       implements ActionKind<LeaseWorld> {
     @Override
     public boolean enabled(LeaseWorld w, long[] args) {

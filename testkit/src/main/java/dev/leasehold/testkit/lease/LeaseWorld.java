@@ -39,7 +39,6 @@ import dev.leasehold.testkit.twin.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -57,7 +56,7 @@ import java.util.function.Supplier;
  * <p>This class is not threadsafe; one chain runs on one thread, except in a {@link ConcurrentStep},
  * whose two lanes take turns (never at the same time) under an Interleaving.
  */
-public final class LeaseWorld implements ChainCalls, AutoCloseable {
+public final class LeaseWorld implements AutoCloseable {
   public static final String PURPOSE = "model";
   static final String DIGEST = "sha256:" + "ab".repeat(32);
   public static final LeaseKeys KEYS = new LeaseKeys("leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}",
@@ -108,12 +107,14 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
     gateway.passTimeWith(clock::advance);
     gateway.stampCallsWith(clock::trueNanos);
     this.targets = new Targets(config.specConformant(), attempts, handles, gateway, oracle);
-    this.supervision = new Supervision(this, clock, attempts, handles, port, oracle);
+    ChainCalls calls = new Calls();
+    this.supervision = new Supervision(calls, clock, attempts, handles, port, oracle);
     // A restart takes time: the spec's Restart takes one tick, and CLOCK_FLOOR's guarantee assumes
     // it (a restart within the microsecond of the last grant would issue that token again).
     long restartNanos = config.specConformant() ? config.timeStepMicros() * 1_000L : 1_000_000L;
     this.faults = new ServerFaults(gateway, backend, clock, oracle, recorder, this::snapshot, restartNanos);
-    this.concurrent = new ConcurrentStep(this, recorder, attempts, handles, port, oracle, config);
+    this.concurrent = new ConcurrentStep(calls, recorder, attempts, handles, port, oracle, config.specConformant(),
+        config.waived());
     syncClock();
   }
 
@@ -186,11 +187,11 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
   private String run(ChainAction action) {
     if (action instanceof NewAttempt a) {
       oracle.twin().newAttempt(attempts.add(port, targets.shareWith(a.shareOwnerWith())));
-      return noEvent("newAttempt");
+      return noEvent(a.name());
     } else if (action instanceof TryAcquire a) {
-      return tryAcquire("tryAcquire", Targets.pick(targets.unsent(), a.attempt()), a.ttlMs(), a.waitMs());
+      return tryAcquire(a.name(), Targets.pick(targets.unsent(), a.attempt()), a.ttlMs(), a.waitMs());
     } else if (action instanceof Replay a) {
-      return tryAcquire("replay", Targets.pick(targets.replayable(), a.attempt()), a.ttlMs(), a.waitMs());
+      return tryAcquire(a.name(), Targets.pick(targets.replayable(), a.attempt()), a.ttlMs(), a.waitMs());
     } else if (action instanceof Renew a) {
       return renew(targets.handle(a.handle()), a.ttlMs());
     } else if (action instanceof Release a) {
@@ -201,15 +202,15 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
       return state(targets.handle(a.handle()));
     } else if (action instanceof Tick a) {
       supervision.passTime(a.nanos());
-      return noEvent("tick");
+      return noEvent(a.name());
     } else if (action instanceof Pause a) {
       // Nothing runs: a paused process, whose watchdog is paused too.
       advance(a.nanos());
-      return noEvent("pause");
+      return noEvent(a.name());
     } else if (action instanceof Lag a) {
       clock.lag(a.nanos());
       oracle.twin().setLag(a.nanos());
-      return noEvent("lag");
+      return noEvent(a.name());
     } else if (action instanceof Arm a) {
       event = faults.arm(a.fault(), a.nanos());
     } else if (action instanceof ApplyLate a) {
@@ -244,8 +245,7 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
   }
 
   /** One tryAcquire of {@code attempt}, made by {@code call} (the chain's or LeaseRunner's), followed by the twin. */
-  @Override
-  public String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call) {
+  private String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call) {
     Snapshot before = snapshot();
     sleeps.clear();
     Outcome actual;
@@ -262,14 +262,13 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
     }
     List<LeaseModel.Sleep> slept = List.copyOf(sleeps);
     List<String> loopProblems = new ArrayList<>();
-    follow(m -> m.tryAcquire(attempt, ttlMs, Duration.ofMillis(waitMs).toNanos(), slept, loopProblems), actual);
+    oracle.follow(m -> m.tryAcquire(attempt, ttlMs, Duration.ofMillis(waitMs).toNanos(), slept, loopProblems), actual);
     loopProblems.forEach(oracle::problem);
     record(op, attempt, handle, actual, before, null, ttlMs);
     return actual.variant();
   }
 
-  @Override
-  public String renew(int handle, long ttlMs) {
+  private String renew(int handle, long ttlMs) {
     Snapshot before = snapshot();
     LeaseState stateBefore = before.handles().get(handle).state();
     Outcome actual;
@@ -281,41 +280,39 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
       lastCall = e;
       actual = Outcome.of("IllegalArgumentException");
     }
-    follow(m -> m.renew(handle, ttlMs), actual);
-    record("renew", handles.attempt(handle), handle, actual, before, stateBefore, ttlMs);
+    oracle.follow(m -> m.renew(handle, ttlMs), actual);
+    record(ActionName.RENEW.chainName(), handles.attempt(handle), handle, actual, before, stateBefore, ttlMs);
     return actual.variant();
   }
 
-  @Override
-  public String release(int handle) {
+  private String release(int handle) {
     Snapshot before = snapshot();
     LeaseState stateBefore = before.handles().get(handle).state();
     ReleaseOutcome raw = handles.get(handle).release();
     lastCall = raw;
     Outcome actual = Outcomes.of(raw);
-    follow(m -> m.release(handle), actual);
-    record("release", handles.attempt(handle), handle, actual, before, stateBefore, 0);
+    oracle.follow(m -> m.release(handle), actual);
+    record(ActionName.RELEASE.chainName(), handles.attempt(handle), handle, actual, before, stateBefore, 0);
     return actual.variant();
   }
 
   private String inspect(int attempt) {
     Snapshot before = snapshot();
     Outcome actual = Outcomes.of(port.inspect(new LeaseInspection(PURPOSE, DIGEST, attempts.get(attempt))), config.exact());
-    follow(m -> m.inspect(attempt), actual);
-    record("inspect", attempt, -1, actual, before, null, 0);
+    oracle.follow(m -> m.inspect(attempt), actual);
+    record(ActionName.INSPECT.chainName(), attempt, -1, actual, before, null, 0);
     return actual.variant();
   }
 
   private String state(int handle) {
     LeaseState s = handles.get(handle).state();
     oracle.state(handle, s, oracle.twin().state(handle));
-    noEvent("state");
+    noEvent(ActionName.STATE.chainName());
     recorder.call(handles.attempt(handle), handle, 0, Outcome.of(s.name()));
     return s.name();
   }
 
-  @Override
-  public void advance(long nanos) {
+  private void advance(long nanos) {
     clock.advance(nanos);
     if (config.exact()) {
       oracle.twin().tick(nanos);
@@ -326,7 +323,7 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
 
   /** A client writes its effect with its handle's token: after checking ACTIVE, or on stale belief. */
   private String effect(int handle, boolean stale) {
-    noEvent("effect");
+    noEvent(ActionName.EFFECT.chainName());
     String result = "skipped";
     if (stale || handles.get(handle).state() == LeaseState.ACTIVE) {
       long token = handles.get(handle).fencingToken().orElse(0);
@@ -340,13 +337,7 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
 
   // ------------------------------------------------------------------ the oracle
 
-  /** The twin takes the step too, on the branch of its choices that gives the adapter's outcome. */
-  private void follow(Function<LeaseModel, Outcome> step, Outcome actual) {
-    oracle.follow(step, actual);
-  }
-
-  @Override
-  public void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
+  private void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
       long ttlMs) {
     event = new StepEvent(op, attempt, handle, actual, before, stateBefore);
     recorder.call(attempt, handle, ttlMs, actual);
@@ -358,22 +349,16 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
     return "ok";
   }
 
-  @Override
-  public Object lastCall() {
-    return lastCall;
-  }
-
-  @Override
-  public Snapshot snapshot() {
+  private Snapshot snapshot() {
     return Snapshot.of(backend, KEYS, clock, attempts, handles);
   }
 
   /** After every step and every call inside one: the trace step, anything broken while a call was in flight, then the oracle. */
-  @Override
-  public void check() {
+  private void check() {
     supervision.rethrow();
     StepEvent e = event == null ? StepEvent.none("none", null) : event;
     Snapshot after = snapshot();
+    oracle.measureSlack();
     recorder.record(after);
     inFlight.rethrow();
     oracle.check(e, after, store);
@@ -381,6 +366,50 @@ public final class LeaseWorld implements ChainCalls, AutoCloseable {
       CallerInvariants.guaranteeAsStated(h.guarantee(), port.guarantee(), h.fencingToken().isPresent());
     }
     event = null;
+  }
+
+  /** The world's calls as its helpers make them: the same calls as the chain's own, and nothing else. */
+  private final class Calls implements ChainCalls {
+    @Override
+    public String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call) {
+      return LeaseWorld.this.acquire(op, attempt, ttlMs, waitMs, call);
+    }
+
+    @Override
+    public String renew(int handle, long ttlMs) {
+      return LeaseWorld.this.renew(handle, ttlMs);
+    }
+
+    @Override
+    public String release(int handle) {
+      return LeaseWorld.this.release(handle);
+    }
+
+    @Override
+    public Object lastCall() {
+      return lastCall;
+    }
+
+    @Override
+    public Snapshot snapshot() {
+      return LeaseWorld.this.snapshot();
+    }
+
+    @Override
+    public void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
+        long ttlMs) {
+      LeaseWorld.this.record(op, attempt, handle, actual, before, stateBefore, ttlMs);
+    }
+
+    @Override
+    public void check() {
+      LeaseWorld.this.check();
+    }
+
+    @Override
+    public void advance(long nanos) {
+      LeaseWorld.this.advance(nanos);
+    }
   }
 
   @Override

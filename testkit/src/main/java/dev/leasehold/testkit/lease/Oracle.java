@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One chain's oracle: it follows every call on the {@link LeaseModel} twin, keeping the branch of
@@ -61,10 +62,11 @@ final class Oracle {
   }
 
   /**
-   * The twin's slack for what follows, measured once (each branch {@link #follow} explores must see
-   * the same): the backend's slack, which on a real server grows with how late steps ran.
+   * The twin's slack for what follows, measured once per call and per check (each branch
+   * {@link #follow} explores must see the same): the backend's slack, which on a real server grows
+   * with how late steps ran.
    */
-  private void measureSlack() {
+  void measureSlack() {
     slack = backend.slackNanos();
   }
 
@@ -138,7 +140,6 @@ final class Oracle {
    * to {@code after}), then agreement with the twin, then the twin's own invariants.
    */
   void check(StepEvent event, Snapshot after, FencedStore store) {
-    measureSlack();
     LeaseModel model = twin;
     Snapshot before = event.before() == null ? after : event.before();
     StepEvent full = new StepEvent(event.op(), event.attempt(), event.handle(), event.outcome(), before,
@@ -177,12 +178,12 @@ final class Oracle {
   }
 
   /**
-   * The twin adopts every handle's state and the server's key ({@code now}), after a step it could
+   * The twin adopts every handle's state and then the server's key (read by {@code snapshot}), after a step it could
    * not follow (two interleaved calls). A handle the twin could not place is taken as granted now:
    * the server's report, capped by its attempt's renews and by {@code renewCapMs} (the TTL of a
    * renew that flew in the step, else {@link Long#MAX_VALUE}), less the drift.
    */
-  void adopt(Snapshot now, long renewCapMs) {
+  void adopt(Supplier<Snapshot> snapshot, long renewCapMs) {
     long cnow = clock.clientNanos();
     long wallNow = nanos(clock.wall().instant());
     long drift = config.drift().toNanos();
@@ -202,6 +203,7 @@ final class Oracle {
       }
       twin.adoptHandle(i, handles.attempt(i), handles.grant(i), s, deadline, h.fencingToken().orElse(0), observed);
     }
+    Snapshot now = snapshot.get();
     List<Long> log = backend.grantLog();
     twin.adoptServer(now.holder(), (now.expiryLo() + now.expiryHi()) / 2, now.fence(), log == null ? -1 : log.size());
   }

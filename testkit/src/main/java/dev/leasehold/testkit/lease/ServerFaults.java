@@ -50,7 +50,7 @@ final class ServerFaults {
     Snapshot before = snapshots.get();
     recorder.late(gateway.applyLate(index));
     oracle.twin().applyLate(index);
-    return StepEvent.none("applyLate", before);
+    return StepEvent.none(ActionName.APPLY_LATE.chainName(), before);
   }
 
   StepEvent restart() {
@@ -58,7 +58,7 @@ final class ServerFaults {
     oracle.twin().tick(restartNanos);
     backend.restart();
     oracle.twin().restart();
-    return StepEvent.none("restart", null);
+    return StepEvent.none(ActionName.RESTART.chainName(), null);
   }
 
   /** Someone else's command on the lease key; an overwrite or retype lives {@code ttlMs}. */
@@ -71,6 +71,6 @@ final class ServerFaults {
 
   StepEvent flushScripts() {
     backend.flushScripts();
-    return StepEvent.none("flushScripts", null);
+    return StepEvent.none(ActionName.FLUSH_SCRIPTS.chainName(), null);
   }
 }

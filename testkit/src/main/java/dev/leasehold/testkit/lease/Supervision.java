@@ -265,7 +265,7 @@ final class Supervision implements AutoCloseable {
 
   /** Handle {@code hid} as the watchdog and LeaseRunner see it: their renew and release are the chain's steps. */
   private final class Mirrored implements LeaseHandle {
-    final int hid;
+    private final int hid;
 
     Mirrored(int hid) {
       this.hid = hid;
@@ -331,7 +331,7 @@ final class Supervision implements AutoCloseable {
     @Override
     public AcquireOutcome tryAcquire(LeaseRequest request) {
       int attempt = attempts.indexOf(request.attempt());
-      String op = oracle.twin().sent(attempt) ? "replay" : "tryAcquire";
+      String op = (oracle.twin().sent(attempt) ? ActionName.REPLAY : ActionName.TRY_ACQUIRE).chainName();
       calls.acquire(op, attempt, request.leaseTtl().toMillis(), request.waitTimeout().toMillis(),
           () -> port.tryAcquire(request));
       AcquireOutcome out = checked(AcquireOutcome.class);

@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  * @param minTtlMs the shortest TTL drawn
  * @param maxTtlMs the longest TTL drawn
  * @param waits whether tryAcquire may ask for a wait timeout (the wait loop)
- * @param waived invariants not checked (only those a restart is known to break)
+ * @param waived invariants not checked (only those a restart or an outside write is known to break)
  */
 public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory ports, Duration drift,
     FenceMode fenceMode, Set<String> excluded, long timeStepMicros, boolean specConformant, long maxTimeStepMs,
