@@ -1,0 +1,317 @@
+package dev.leasehold.peers;
+
+import dev.leasehold.testkit.blackbox.LockClient;
+import dev.leasehold.testkit.blackbox.LockClient.Grant;
+import dev.leasehold.testkit.blackbox.LockLibrary;
+import dev.leasehold.testkit.redis.RedisProcess;
+import dev.leasehold.testkit.redis.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The chaos workload over any {@link LockLibrary}: three workers, each a {@link LockClient} behind
+ * its own {@link TcpProxy}, contend for one resource on their own {@code redis-server} while a
+ * scenario's faults run, and write each effect to a fenced store (which refuses a token lower than
+ * one it took) and to an unfenced control. The run is judged on what was recorded, by the real
+ * instants around each call:
+ *
+ * <ul>
+ *   <li>a <b>stale write</b> is an effect applied after another worker's grant that came later than
+ *       the writer's own: the lock had passed on before the write;
+ *   <li>a <b>second holder</b> is a grant whose reply came while another worker's grant was surely
+ *       still held: granted before the second one was sent, not released, and within the TTL it was
+ *       last given, counted from the send of the call that gave it (a watchdog's own renewals are
+ *       not seen, so this is a lower bound for watchdog locks);
+ *   <li>a <b>current holder refused</b> is an effect of the newest grant that the fenced store
+ *       refused: its token was lower than an earlier grant's.
+ * </ul>
+ *
+ * <p>A worker checks its belief before each effect when the library keeps one
+ * ({@link LockLibrary.Traits#clientValidity()}), renews by call when it can, and otherwise trusts its
+ * lock until it releases it. A paused worker stops and its connection passes nothing (so a watchdog
+ * stops too), as in a stopped process.
+ *
+ * <p>This class is not threadsafe; one thread runs one run.
+ */
+final class PeerChaos {
+  static final Duration TTL = Duration.ofMillis(400);
+  static final Duration COMMAND_TIMEOUT = Duration.ofMillis(200);
+  static final Duration RUN = Duration.ofSeconds(3);
+  static final int WORKERS = 3;
+  /** A worker with a client-side validity writes only with at least this much of it left. */
+  static final Duration MIN_BUDGET = Duration.ofMillis(60);
+  static final Duration WORK = Duration.ofMillis(40);
+  static final int EFFECTS_PER_LEASE = 3;
+
+  /** A scenario: what the fault thread does, and whether workers pause before an effect. */
+  enum Scenario {
+    /** Every third grant pauses before its first effect, for its validity (or TTL) + 300 ms. */
+    CLIENT_PAUSE("client-pause"),
+    /** Latency, dropped replies, a blackhole and resets on the workers' proxies, in turn. */
+    PROXY_FAULTS("proxy-faults"),
+    /** kill -9 and an empty restart, twice: the server loses the lock, as a failover that loses a write does. */
+    RESTART_LOSES_LOCK("restart-loses-lock");
+
+    final String label;
+
+    Scenario(String label) {
+      this.label = label;
+    }
+  }
+
+  /** What one run counted; {@code fencedStale} and {@code holderRefused} are -1 for a library without tokens. */
+  record Counts(String library, Scenario scenario, int grants, int effects, int faults, int staleUnfenced,
+      int fencedStale, int holderRefused, int secondHolders) {}
+
+  /** One grant: who, its token, when its call was sent and returned, and the window it is surely held in. */
+  private static final class Hold {
+    /** The grant's number in the run, from 0. */
+    final int index;
+    final int worker;
+    final OptionalLong token;
+    final long sent;
+    final long granted;
+    /** Surely held until: the send of the call that last set its TTL, plus that TTL; cut at the release's send. */
+    volatile long surelyUntil;
+
+    Hold(int index, int worker, OptionalLong token, long sent, long granted, Duration ttl) {
+      this.index = index;
+      this.worker = worker;
+      this.token = token;
+      this.sent = sent;
+      this.granted = granted;
+      this.surelyUntil = sent + ttl.toNanos();
+    }
+  }
+
+  private final LockLibrary library;
+  private final Scenario scenario;
+  private final String resource;
+  private final List<Hold> holds = new ArrayList<>();
+  private final AtomicInteger faults = new AtomicInteger();
+  private int effects;
+  private int staleUnfenced;
+  private int fencedStale;
+  private int holderRefused;
+  private long fencedMax = Long.MIN_VALUE;
+
+  private PeerChaos(LockLibrary library, Scenario scenario) {
+    this.library = library;
+    this.scenario = scenario;
+    this.resource = "chaos-" + scenario.label;
+  }
+
+  static Counts run(LockLibrary library, Scenario scenario) throws Exception {
+    return new PeerChaos(library, scenario).run();
+  }
+
+  private Counts run() throws Exception {
+    try (RedisProcess redis = RedisProcess.start("peer-chaos-" + library.name() + "-" + scenario.label)) {
+      List<TcpProxy> proxies = new ArrayList<>();
+      List<LockClient> clients = new ArrayList<>();
+      List<Thread> threads = new ArrayList<>();
+      long endAt = System.nanoTime() + RUN.toNanos();
+      try {
+        for (int i = 0; i < WORKERS; i++) {
+          TcpProxy proxy = TcpProxy.start("peer-chaos-" + i, redis.port());
+          proxies.add(proxy);
+          LockClient client = library.connect(new LockLibrary.Endpoint("127.0.0.1", proxy.port(), COMMAND_TIMEOUT));
+          clients.add(client);
+          int worker = i;
+          Thread t = new Thread(() -> work(worker, client, proxy, endAt), "peer-chaos-w" + i);
+          t.setDaemon(true);
+          threads.add(t);
+        }
+        threads.forEach(Thread::start);
+        faults(redis, proxies, endAt);
+        for (Thread t : threads) {
+          t.join(RUN.toMillis() + 10_000);
+          if (t.isAlive()) {
+            t.interrupt();
+            throw new IllegalStateException(library.name() + ": worker " + t.getName() + " did not stop");
+          }
+        }
+      } finally {
+        proxies.forEach(TcpProxy::heal);
+        for (LockClient c : clients) {
+          try {
+            c.close();
+          } catch (Exception ignored) {
+            // The run is over; a client that cannot close cleanly changes no count.
+          }
+        }
+        proxies.forEach(TcpProxy::close);
+      }
+    }
+    boolean fenced = library.traits().fenced();
+    return new Counts(library.name(), scenario, holds.size(), effects, faults.get(), staleUnfenced,
+        fenced ? fencedStale : -1, fenced ? holderRefused : -1, secondHolders());
+  }
+
+  // ------------------------------------------------------------------ the faults
+
+  private void faults(RedisProcess redis, List<TcpProxy> proxies, long endAt) {
+    switch (scenario) {
+      case CLIENT_PAUSE -> sleepUntil(endAt);
+      case PROXY_FAULTS -> {
+        for (int wave = 0; System.nanoTime() < endAt - 500_000_000L; wave++) {
+          TcpProxy p = proxies.get(wave % proxies.size());
+          switch (wave % 4) {
+            case 0 -> proxies.forEach(x -> x.latency(60));
+            case 1 -> p.dropReplies(true);
+            case 2 -> p.blackhole(true);
+            default -> p.resetAll();
+          }
+          faults.incrementAndGet();
+          sleep(Duration.ofMillis(300));
+          proxies.forEach(TcpProxy::heal);
+          sleep(Duration.ofMillis(200));
+        }
+        sleepUntil(endAt);
+      }
+      case RESTART_LOSES_LOCK -> {
+        for (long at : new long[] {1_000, 2_000}) {
+          sleepUntil(endAt - RUN.toNanos() + at * 1_000_000L);
+          redis.kill();
+          sleep(Duration.ofMillis(100));
+          redis.restart();
+          faults.incrementAndGet();
+        }
+        sleepUntil(endAt);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ one worker
+
+  private void work(int worker, LockClient client, TcpProxy proxy, long endAt) {
+    LockLibrary.Traits traits = library.traits();
+    while (System.nanoTime() < endAt && !Thread.currentThread().isInterrupted()) {
+      long sent = System.nanoTime();
+      Grant grant;
+      try {
+        grant = client.tryAcquire(resource, TTL);
+      } catch (Exception unknown) {
+        releaseQuietly(client);
+        backOff();
+        continue;
+      }
+      if (!(grant instanceof Grant.Acquired acquired)) {
+        backOff();
+        continue;
+      }
+      Hold hold = granted(worker, acquired, sent);
+      // Every third grant pauses, never the one after it, which mostly is the grant that takes the
+      // lock over: it has written (and raised the fence) when the paused one resumes, and a fence
+      // refuses only tokens below one it has seen.
+      boolean pauseFirst = scenario == Scenario.CLIENT_PAUSE && hold.index % 3 == 0;
+      for (int round = 0; round < EFFECTS_PER_LEASE && System.nanoTime() < endAt; round++) {
+        Duration left = acquired.ttl();
+        if (traits.clientValidity()) {
+          left = client.belief(resource).orElse(Duration.ZERO);
+          if (left.compareTo(MIN_BUDGET) < 0) {
+            break;
+          }
+        }
+        // A pause that would outlast the run could not meet the lock's next holder: skipped.
+        Duration pause = left.plus(Duration.ofMillis(300));
+        if (round == 0 && pauseFirst && System.nanoTime() + pause.toNanos() + 200_000_000L < endAt) {
+          proxy.blackhole(true);
+          sleep(pause);
+          proxy.blackhole(false);
+          faults.incrementAndGet();
+        }
+        effect(hold);
+        sleep(WORK);
+        if (traits.renews() && !renew(client, hold)) {
+          break;
+        }
+      }
+      hold.surelyUntil = Math.min(hold.surelyUntil, System.nanoTime());
+      releaseQuietly(client);
+      backOff();
+    }
+  }
+
+  /** 5 to 25 ms before the next try: after a release too, so that the others get their turn. */
+  private static void backOff() {
+    sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(5, 25)));
+  }
+
+  private synchronized Hold granted(int worker, Grant.Acquired acquired, long sent) {
+    Hold hold = new Hold(holds.size(), worker, acquired.token(), sent, System.nanoTime(), acquired.ttl());
+    holds.add(hold);
+    return hold;
+  }
+
+  private boolean renew(LockClient client, Hold hold) {
+    long sent = System.nanoTime();
+    try {
+      if (client.renew(resource, TTL)) {
+        hold.surelyUntil = Math.max(hold.surelyUntil, sent + TTL.toNanos());
+        return true;
+      }
+    } catch (Exception unknown) {
+      // Not known to be renewed: the window stays as it was.
+    }
+    return false;
+  }
+
+  private void releaseQuietly(LockClient client) {
+    try {
+      client.release(resource);
+    } catch (Exception ignored) {
+      // An unknown release: the next acquire finds out.
+    }
+  }
+
+  /**
+   * Both stores take the effect at one instant, in one order with every other effect (this
+   * monitor): the fenced one only with a token at least as high as any it took.
+   */
+  private synchronized void effect(Hold hold) {
+    long now = System.nanoTime();
+    effects++;
+    boolean stale = holds.stream().anyMatch(h -> h != hold && h.granted > hold.granted && h.granted < now);
+    if (stale) {
+      staleUnfenced++;
+    }
+    if (hold.token.isPresent()) {
+      long token = hold.token.getAsLong();
+      boolean accepted = token >= fencedMax;
+      if (accepted) {
+        fencedMax = token;
+        fencedStale += stale ? 1 : 0;
+      } else if (!stale) {
+        holderRefused++;
+      }
+    }
+  }
+
+  /** Grants whose reply came while another worker's grant was surely held (see the class comment). */
+  private synchronized int secondHolders() {
+    int n = 0;
+    for (Hold h : holds) {
+      boolean overlaps = holds.stream().anyMatch(g -> g.worker != h.worker && g.granted < h.sent
+          && h.granted < g.surelyUntil);
+      n += overlaps ? 1 : 0;
+    }
+    return n;
+  }
+
+  private static void sleepUntil(long nanos) {
+    sleep(Duration.ofNanos(Math.max(0, nanos - System.nanoTime())));
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
