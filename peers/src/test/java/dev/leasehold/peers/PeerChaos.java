@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>a <b>stale write</b> is an effect applied after another worker's grant that came later than
- *       the writer's own: the lock had passed on before the write;
+ *       the writer's own: the lock had passed on before the write. The fenced store can refuse it
+ *       only once a later holder has written, since a fence refuses only tokens below one it has
+ *       seen; a stale write it takes after that is a fencing failure (the later token was not higher);
  *   <li>a <b>second holder</b> is a grant whose reply came while another worker's grant was surely
  *       still held: granted before the second one was sent, not released, and within the TTL it was
  *       last given, counted from the send of the call that gave it (a watchdog's own renewals are
@@ -63,9 +65,13 @@ final class PeerChaos {
     }
   }
 
-  /** What one run counted; {@code fencedStale} and {@code holderRefused} are -1 for a library without tokens. */
+  /**
+   * What one run counted; {@code fencedStale} and {@code holderRefused} are -1 for a library
+   * without tokens. {@code staleBeforeNext} counts the stale writes made before any later holder
+   * had written: no store can tell them, since a fence refuses only tokens below one it has seen.
+   */
   record Counts(String library, Scenario scenario, int grants, int effects, int faults, int staleUnfenced,
-      int fencedStale, int holderRefused, int secondHolders) {}
+      int staleBeforeNext, int fencedStale, int holderRefused, int secondHolders) {}
 
   /** One grant: who, its token, when its call was sent and returned, and the window it is surely held in. */
   private static final class Hold {
@@ -75,6 +81,8 @@ final class PeerChaos {
     final OptionalLong token;
     final long sent;
     final long granted;
+    /** Whether an effect of this grant was applied (under the stores' monitor). */
+    boolean wrote;
     /** Surely held until: the send of the call that last set its TTL, plus that TTL; cut at the release's send. */
     volatile long surelyUntil;
 
@@ -95,6 +103,7 @@ final class PeerChaos {
   private final AtomicInteger faults = new AtomicInteger();
   private int effects;
   private int staleUnfenced;
+  private int staleBeforeNext;
   private int fencedStale;
   private int holderRefused;
   private long fencedMax = Long.MIN_VALUE;
@@ -148,7 +157,7 @@ final class PeerChaos {
       }
     }
     boolean fenced = library.traits().fenced();
-    return new Counts(library.name(), scenario, holds.size(), effects, faults.get(), staleUnfenced,
+    return new Counts(library.name(), scenario, holds.size(), effects, faults.get(), staleUnfenced, staleBeforeNext,
         fenced ? fencedStale : -1, fenced ? holderRefused : -1, secondHolders());
   }
 
@@ -276,16 +285,20 @@ final class PeerChaos {
   private synchronized void effect(Hold hold) {
     long now = System.nanoTime();
     effects++;
-    boolean stale = holds.stream().anyMatch(h -> h != hold && h.granted > hold.granted && h.granted < now);
+    List<Hold> later = holds.stream().filter(h -> h != hold && h.granted > hold.granted && h.granted < now).toList();
+    boolean stale = !later.isEmpty();
+    boolean laterWrote = later.stream().anyMatch(h -> h.wrote);
     if (stale) {
       staleUnfenced++;
+      staleBeforeNext += laterWrote ? 0 : 1;
     }
+    hold.wrote = true;
     if (hold.token.isPresent()) {
       long token = hold.token.getAsLong();
       boolean accepted = token >= fencedMax;
       if (accepted) {
         fencedMax = token;
-        fencedStale += stale ? 1 : 0;
+        fencedStale += laterWrote ? 1 : 0;
       } else if (!stale) {
         holderRefused++;
       }

@@ -8,9 +8,6 @@ import dev.leasehold.testkit.runner.PropertyViolation;
 import dev.leasehold.testkit.runner.Stats;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -132,19 +129,20 @@ public final class BlackBoxConformance {
     Judge judge = new Judge();
     Stats stats = new Stats();
     Map<BlackBoxProperty, Finding> findings = new EnumMap<>(BlackBoxProperty.class);
-    for (Path file : regressions) {
-      for (int t = 0; t < regressionTries; t++) {
-        PropertyViolation v = replay(file);
-        if (v != null) {
-          BlackBoxProperty property = propertyOf(v, v.getMessage());
-          judge.found(property);
-          findings.putIfAbsent(property, new Finding.Violated(v.getMessage(), stepsOf(file), Optional.of(file)));
-          break;
+    try (Lane lane = Lane.start(library, commandTimeout, maxTtl)) {
+      for (Path file : regressions) {
+        for (int t = 0; t < regressionTries; t++) {
+          PropertyViolation v = replay(lane, file);
+          if (v != null) {
+            BlackBoxProperty property = propertyOf(v, v.getMessage());
+            judge.found(property);
+            findings.putIfAbsent(property,
+                new Finding.Violated(v.getMessage(), ChainFile.renderedSteps(file), Optional.of(file)));
+            break;
+          }
         }
       }
-    }
-    try (Lane lane = Lane.start(library, judge, commandTimeout, maxTtl)) {
-      PropertyRunner<LaneWorld> runner = new PropertyRunner<>(lane.machine).printTo(out);
+      PropertyRunner<LaneWorld> runner = new PropertyRunner<>(lane.machine(judge)).printTo(out);
       int done = 0;
       while (done < chains) {
         long runSeed = PropertyRunner.chainSeed(seed, done);
@@ -182,19 +180,14 @@ public final class BlackBoxConformance {
    * judges every property, also those a run had already found.
    */
   public PropertyViolation replay(Path chainFile) {
-    try (Lane lane = Lane.start(library, new Judge(), commandTimeout, maxTtl)) {
-      return new PropertyRunner<>(lane.machine).printTo(out).replay(chainFile).violation();
+    try (Lane lane = Lane.start(library, commandTimeout, maxTtl)) {
+      return replay(lane, chainFile);
     }
   }
 
-  /** The steps of a chain file as written, one per line. */
-  private static List<String> stepsOf(Path chainFile) {
-    try {
-      return Files.readAllLines(chainFile).stream().map(String::strip)
-          .filter(l -> !l.isEmpty() && !l.startsWith("#") && !l.startsWith("seed=")).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  /** A replay on {@code lane}'s server with a judge of its own; each chain starts on a flushed server. */
+  private PropertyViolation replay(Lane lane, Path chainFile) {
+    return new PropertyRunner<>(lane.machine(new Judge())).printTo(out).replay(chainFile).violation();
   }
 
   private static BlackBoxProperty propertyOf(PropertyViolation violation, String rendered) {
@@ -214,22 +207,26 @@ public final class BlackBoxConformance {
     return value;
   }
 
-  /** The server, the kit's own connection to it and the machine over them. */
+  /** The server and the kit's own connection to it, over which the machines run. */
   private static final class Lane implements AutoCloseable {
-    final RedisServer server;
-    final RedisClient client;
-    final StatefulRedisConnection<String, String> connection;
-    final BlackBoxMachine machine;
+    private final LockLibrary library;
+    private final RedisServer server;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final Duration commandTimeout;
+    private final Duration maxTtl;
 
-    private Lane(RedisServer server, RedisClient client, StatefulRedisConnection<String, String> connection,
-        BlackBoxMachine machine) {
+    private Lane(LockLibrary library, RedisServer server, RedisClient client,
+        StatefulRedisConnection<String, String> connection, Duration commandTimeout, Duration maxTtl) {
+      this.library = library;
       this.server = server;
       this.client = client;
       this.connection = connection;
-      this.machine = machine;
+      this.commandTimeout = commandTimeout;
+      this.maxTtl = maxTtl;
     }
 
-    static Lane start(LockLibrary library, Judge judge, Duration commandTimeout, Duration maxTtl) {
+    static Lane start(LockLibrary library, Duration commandTimeout, Duration maxTtl) {
       RedisServer server = RedisServer.start("black-box-" + library.name());
       if (server.process().isEmpty()) {
         server.close();
@@ -237,9 +234,13 @@ public final class BlackBoxConformance {
       }
       RedisClient client = RedisClient.create(server.uri());
       StatefulRedisConnection<String, String> connection = client.connect();
-      BlackBoxMachine machine = new BlackBoxMachine(library, new LettuceServerView(connection.sync()),
-          () -> connection.sync().flushall(), server.uri().getPort(), commandTimeout, maxTtl.toMillis(), judge);
-      return new Lane(server, client, connection, machine);
+      return new Lane(library, server, client, connection, commandTimeout, maxTtl);
+    }
+
+    /** A machine whose chains {@code judge} judges. */
+    BlackBoxMachine machine(Judge judge) {
+      return new BlackBoxMachine(library, new LettuceServerView(connection.sync()), () -> connection.sync().flushall(),
+          server.uri().getPort(), commandTimeout, maxTtl.toMillis(), judge);
     }
 
     @Override

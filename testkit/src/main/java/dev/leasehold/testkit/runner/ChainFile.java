@@ -35,21 +35,28 @@ public record ChainFile(long seed, List<Step> steps) {
   }
 
   public static ChainFile read(Path file) {
-    try {
-      long seed = 0;
-      List<Step> steps = new ArrayList<>();
-      for (String line : Files.readAllLines(file)) {
-        String s = line.strip();
-        if (s.isEmpty() || s.startsWith("#")) {
-          continue;
-        }
-        if (s.startsWith("seed=")) {
-          seed = Long.parseLong(s.substring(5));
-        } else {
-          steps.add(Step.parse(s));
-        }
+    long seed = 0;
+    List<Step> steps = new ArrayList<>();
+    for (String s : lines(file)) {
+      if (s.startsWith("seed=")) {
+        seed = Long.parseLong(s.substring(5));
+      } else {
+        steps.add(Step.parse(s));
       }
-      return new ChainFile(seed, steps);
+    }
+    return new ChainFile(seed, steps);
+  }
+
+  /** The steps of a chain file as written, one per line, with their parameter names. */
+  public static List<String> renderedSteps(Path file) {
+    return lines(file).stream().filter(s -> !s.startsWith("seed=")).toList();
+  }
+
+  /** The lines that are not comments or blank, stripped. */
+  private static List<String> lines(Path file) {
+    try {
+      return Files.readAllLines(file).stream().map(String::strip).filter(s -> !s.isEmpty() && !s.startsWith("#"))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
