@@ -5,6 +5,8 @@ import dev.leasehold.testkit.blackbox.LockClient.Grant;
 import dev.leasehold.testkit.blackbox.LockLibrary;
 import dev.leasehold.testkit.redis.RedisProcess;
 import dev.leasehold.testkit.redis.TcpProxy;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,8 +57,13 @@ final class PeerChaos {
     CLIENT_PAUSE("client-pause"),
     /** Latency, dropped replies, a blackhole and resets on the workers' proxies, in turn. */
     PROXY_FAULTS("proxy-faults"),
-    /** kill -9 and an empty restart, twice: the server loses the lock, as a failover that loses a write does. */
-    RESTART_LOSES_LOCK("restart-loses-lock");
+    /** kill -9 and an empty restart, twice: the server loses the lock and its counters. */
+    RESTART_LOSES_LOCK("restart-loses-lock"),
+    /**
+     * The replica's link is cut, the primary takes writes for 300 ms more, then the replica is
+     * promoted and every client's proxy sends it their reconnections: those writes are lost.
+     */
+    FAILOVER_LOSES_WRITES("failover-loses-writes");
 
     final String label;
 
@@ -119,7 +126,10 @@ final class PeerChaos {
   }
 
   private Counts run() throws Exception {
-    try (RedisProcess redis = RedisProcess.start("peer-chaos-" + library.name() + "-" + scenario.label)) {
+    String name = "peer-chaos-" + library.name() + "-" + scenario.label;
+    // A replica's first sync starts at once, not after Redis' default 5 s wait for more replicas.
+    try (RedisProcess redis = RedisProcess.start(name, "--repl-diskless-sync-delay", "0");
+        Standby standby = scenario == Scenario.FAILOVER_LOSES_WRITES ? Standby.of(redis, name) : null) {
       List<TcpProxy> proxies = new ArrayList<>();
       List<LockClient> clients = new ArrayList<>();
       List<Thread> threads = new ArrayList<>();
@@ -136,7 +146,7 @@ final class PeerChaos {
           threads.add(t);
         }
         threads.forEach(Thread::start);
-        faults(redis, proxies, endAt);
+        faults(redis, standby, proxies, endAt);
         for (Thread t : threads) {
           t.join(RUN.toMillis() + 10_000);
           if (t.isAlive()) {
@@ -163,7 +173,7 @@ final class PeerChaos {
 
   // ------------------------------------------------------------------ the faults
 
-  private void faults(RedisProcess redis, List<TcpProxy> proxies, long endAt) {
+  private void faults(RedisProcess redis, Standby standby, List<TcpProxy> proxies, long endAt) {
     switch (scenario) {
       case CLIENT_PAUSE -> sleepUntil(endAt);
       case PROXY_FAULTS -> {
@@ -192,6 +202,71 @@ final class PeerChaos {
         }
         sleepUntil(endAt);
       }
+      case FAILOVER_LOSES_WRITES -> {
+        sleepUntil(endAt - RUN.toNanos() + 1_200_000_000L);
+        standby.cut();
+        sleep(Duration.ofMillis(300));
+        standby.promote();
+        for (TcpProxy p : proxies) {
+          p.retarget(standby.port());
+          p.resetAll();
+        }
+        redis.kill();
+        faults.incrementAndGet();
+        sleepUntil(endAt);
+      }
+    }
+  }
+
+  /** A replica of the primary, replicating through a proxy of its own so that its link alone can be cut. */
+  private static final class Standby implements AutoCloseable {
+    private final TcpProxy link;
+    private final RedisProcess replica;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+
+    private Standby(TcpProxy link, RedisProcess replica) {
+      this.link = link;
+      this.replica = replica;
+      this.client = RedisClient.create(replica.uri());
+      this.connection = client.connect();
+    }
+
+    /** Starts the replica and waits (at most 10 s) until it is in sync. */
+    static Standby of(RedisProcess primary, String name) {
+      TcpProxy link = TcpProxy.start(name + "-replication", primary.port());
+      Standby standby = new Standby(link,
+          RedisProcess.start(name + "-replica", "--replicaof", "127.0.0.1", Integer.toString(link.port())));
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (!standby.connection.sync().info("replication").contains("master_link_status:up")) {
+        if (System.nanoTime() > deadline) {
+          standby.close();
+          throw new IllegalStateException(name + ": the replica did not sync within 10 s");
+        }
+        sleep(Duration.ofMillis(20));
+      }
+      return standby;
+    }
+
+    int port() {
+      return replica.port();
+    }
+
+    /** From now on nothing the primary applies reaches the replica. */
+    void cut() {
+      link.blackhole(true);
+    }
+
+    void promote() {
+      connection.sync().replicaofNoOne();
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+      client.shutdown();
+      replica.close();
+      link.close();
     }
   }
 

@@ -31,7 +31,7 @@ import java.util.function.BiConsumer;
  * <p>This class is threadsafe.
  */
 public final class TcpProxy implements AutoCloseable {
-  private final int targetPort;
+  private volatile int targetPort;
   private final ServerSocket listener;
   private final List<Link> links = new CopyOnWriteArrayList<>();
   private final AtomicInteger accepted = new AtomicInteger();
@@ -107,6 +107,15 @@ public final class TcpProxy implements AutoCloseable {
   /** While on, every new connection is reset as soon as it is accepted (the server looks down). */
   public void refuse(boolean on) {
     refuse = on;
+  }
+
+  /**
+   * New connections go to {@code 127.0.0.1:port} from now on; open ones stay where they are until
+   * they end or {@link #resetAll} ends them. With both, a failover to another server looks to a
+   * client like a reconnect to the same address.
+   */
+  public void retarget(int port) {
+    targetPort = port;
   }
 
   /** Resets (RST) every open connection, both sides. */

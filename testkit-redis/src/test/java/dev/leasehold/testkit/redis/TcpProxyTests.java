@@ -153,6 +153,22 @@ class TcpProxyTests {
     }
   }
 
+  @Test
+  void retargetSendsNewConnectionsToAnotherServer_andLeavesOpenOnesWhereTheyAre() throws IOException {
+    try (RedisProcess other = RedisProcess.start("tcp-proxy-other"); Socket before = proxied()) {
+      assertEquals("+OK", command(before, "SET k first"));
+      proxy.retarget(other.port());
+      try (Socket after = proxied()) {
+        assertEquals("$-1", command(after, "GET k"), "a new connection must reach the other server");
+        assertEquals("+OK", command(after, "SET k second"));
+      }
+      assertEquals(":1", command(before, "EXISTS k"));
+      assertEquals("first", valueOf("k"), "the open connection must have stayed on the first server");
+    } finally {
+      proxy.retarget(redis.port());
+    }
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private static Socket proxied() throws IOException {
