@@ -22,14 +22,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * instants around each call:
  *
  * <ul>
- *   <li>a <b>stale write</b> is an effect applied after another worker's grant that came later than
- *       the writer's own: the lock had passed on before the write. The fenced store can refuse it
- *       only once a later holder has written, since a fence refuses only tokens below one it has
- *       seen; a stale write it takes after that is a fencing failure (the later token was not higher);
- *   <li>a <b>second holder</b> is a grant whose reply came while another worker's grant was surely
- *       still held: granted before the second one was sent, not released, and within the TTL it was
- *       last given, counted from the send of the call that gave it (a watchdog's own renewals are
- *       not seen, so this is a lower bound for watchdog locks);
+ *   <li>a <b>stale write</b> is an effect applied after the reply of another worker's grant whose
+ *       call was sent after the writer's own grant had returned: the lock had surely passed on
+ *       before the write. The fenced store can refuse it only once a later holder has written,
+ *       since a fence refuses only tokens below one it has seen; a stale write it takes after that
+ *       is a fencing failure (the later token was not higher);
+ *   <li>a <b>second holder</b> is a take of the lock (a grant, or a renewal that succeeded after the
+ *       worker's hold had surely lapsed) whose call was sent after, and whose reply came before the
+ *       end of, another worker's surely-held interval. A hold is surely held from the reply of the
+ *       call that took it until the send of its last successful renewal (or of the grant) plus the
+ *       TTL, cut at the send of its release; a watchdog's own renewals are not seen, so this is a
+ *       lower bound for watchdog locks. An acquire whose outcome was unknown is followed by a
+ *       release, never replayed, so every TTL counts from a send recorded here;
  *   <li>a <b>current holder refused</b> is an effect of the newest grant that the fenced store
  *       refused: its token was lower than an earlier grant's.
  * </ul>
@@ -39,7 +43,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * lock until it releases it. A paused worker stops and its connection passes nothing (so a watchdog
  * stops too), as in a stopped process.
  *
- * <p>This class is not threadsafe; one thread runs one run.
+ * <p>A run shares its instance among the calling thread, its workers and the fault script: the
+ * holds and every count are guarded by the instance's monitor, the fault count is atomic, and the
+ * results are read after the workers were joined.
  */
 final class PeerChaos {
   static final Duration TTL = Duration.ofMillis(400);
@@ -80,18 +86,17 @@ final class PeerChaos {
   record Counts(String library, Scenario scenario, int grants, int effects, int faults, int staleUnfenced,
       int staleBeforeNext, int fencedStale, int holderRefused, int secondHolders) {}
 
-  /** One grant: who, its token, when its call was sent and returned, and the window it is surely held in. */
+  /** One grant: its number in the run, who holds it, its token, and when its call was sent and returned. */
   private static final class Hold {
-    /** The grant's number in the run, from 0. */
     final int index;
     final int worker;
     final OptionalLong token;
     final long sent;
     final long granted;
-    /** Whether an effect of this grant was applied (under the stores' monitor). */
+    /** The intervals it was surely held in; the last one grows with renewals. Guarded by the run's monitor. */
+    final List<Interval> held = new ArrayList<>();
+    /** Whether an effect of this grant was applied. Guarded by the run's monitor. */
     boolean wrote;
-    /** Surely held until: the send of the call that last set its TTL, plus that TTL; cut at the release's send. */
-    volatile long surelyUntil;
 
     Hold(int index, int worker, OptionalLong token, long sent, long granted, Duration ttl) {
       this.index = index;
@@ -99,7 +104,24 @@ final class PeerChaos {
       this.token = token;
       this.sent = sent;
       this.granted = granted;
-      this.surelyUntil = sent + ttl.toNanos();
+      held.add(new Interval(sent, granted, sent + ttl.toNanos()));
+    }
+
+    Interval last() {
+      return held.get(held.size() - 1);
+    }
+  }
+
+  /** A take of the lock (its call's send and reply) and the end of the time it was surely held. */
+  private static final class Interval {
+    final long sent;
+    final long from;
+    long until;
+
+    Interval(long sent, long from, long until) {
+      this.sent = sent;
+      this.from = from;
+      this.until = until;
     }
   }
 
@@ -133,15 +155,17 @@ final class PeerChaos {
       List<TcpProxy> proxies = new ArrayList<>();
       List<LockClient> clients = new ArrayList<>();
       List<Thread> threads = new ArrayList<>();
-      long endAt = System.nanoTime() + RUN.toNanos();
       try {
         for (int i = 0; i < WORKERS; i++) {
           TcpProxy proxy = TcpProxy.start("peer-chaos-" + i, redis.port());
           proxies.add(proxy);
-          LockClient client = library.connect(new LockLibrary.Endpoint("127.0.0.1", proxy.port(), COMMAND_TIMEOUT));
-          clients.add(client);
+          clients.add(library.connect(new LockLibrary.Endpoint("127.0.0.1", proxy.port(), COMMAND_TIMEOUT)));
+        }
+        // The run's time starts once every client is connected, however long that took.
+        long endAt = System.nanoTime() + RUN.toNanos();
+        for (int i = 0; i < WORKERS; i++) {
           int worker = i;
-          Thread t = new Thread(() -> work(worker, client, proxy, endAt), "peer-chaos-w" + i);
+          Thread t = new Thread(() -> work(worker, clients.get(worker), proxies.get(worker), endAt), "peer-chaos-w" + i);
           t.setDaemon(true);
           threads.add(t);
         }
@@ -150,11 +174,15 @@ final class PeerChaos {
         for (Thread t : threads) {
           t.join(RUN.toMillis() + 10_000);
           if (t.isAlive()) {
-            t.interrupt();
             throw new IllegalStateException(library.name() + ": worker " + t.getName() + " did not stop");
           }
         }
       } finally {
+        // After a failure too, no worker may use a client closed below.
+        for (Thread t : threads) {
+          t.interrupt();
+          t.join(5_000);
+        }
         proxies.forEach(TcpProxy::heal);
         for (LockClient c : clients) {
           try {
@@ -167,8 +195,10 @@ final class PeerChaos {
       }
     }
     boolean fenced = library.traits().fenced();
-    return new Counts(library.name(), scenario, holds.size(), effects, faults.get(), staleUnfenced, staleBeforeNext,
-        fenced ? fencedStale : -1, fenced ? holderRefused : -1, secondHolders());
+    synchronized (this) {
+      return new Counts(library.name(), scenario, holds.size(), effects, faults.get(), staleUnfenced, staleBeforeNext,
+          fenced ? fencedStale : -1, fenced ? holderRefused : -1, secondHolders());
+    }
   }
 
   // ------------------------------------------------------------------ the faults
@@ -232,20 +262,33 @@ final class PeerChaos {
       this.connection = client.connect();
     }
 
-    /** Starts the replica and waits (at most 10 s) until it is in sync. */
+    /** Starts the replica and waits (at most 10 s) until it is in sync; on failure stops what it started. */
     static Standby of(RedisProcess primary, String name) {
       TcpProxy link = TcpProxy.start(name + "-replication", primary.port());
-      Standby standby = new Standby(link,
-          RedisProcess.start(name + "-replica", "--replicaof", "127.0.0.1", Integer.toString(link.port())));
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (!standby.connection.sync().info("replication").contains("master_link_status:up")) {
-        if (System.nanoTime() > deadline) {
-          standby.close();
-          throw new IllegalStateException(name + ": the replica did not sync within 10 s");
+      RedisProcess replica = null;
+      Standby standby = null;
+      try {
+        replica = RedisProcess.start(name + "-replica", "--replicaof", "127.0.0.1", Integer.toString(link.port()));
+        standby = new Standby(link, replica);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!standby.connection.sync().info("replication").contains("master_link_status:up")) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException(name + ": the replica did not sync within 10 s");
+          }
+          sleep(Duration.ofMillis(20));
         }
-        sleep(Duration.ofMillis(20));
+        return standby;
+      } catch (RuntimeException e) {
+        if (standby != null) {
+          standby.close();
+        } else {
+          if (replica != null) {
+            replica.close();
+          }
+          link.close();
+        }
+        throw e;
       }
-      return standby;
     }
 
     int port() {
@@ -263,10 +306,16 @@ final class PeerChaos {
 
     @Override
     public void close() {
-      connection.close();
-      client.shutdown();
-      replica.close();
-      link.close();
+      try {
+        connection.close();
+        client.shutdown();
+      } finally {
+        try {
+          replica.close();
+        } finally {
+          link.close();
+        }
+      }
     }
   }
 
@@ -315,7 +364,7 @@ final class PeerChaos {
           break;
         }
       }
-      hold.surelyUntil = Math.min(hold.surelyUntil, System.nanoTime());
+      releasing(hold, System.nanoTime());
       releaseQuietly(client);
       backOff();
     }
@@ -336,13 +385,28 @@ final class PeerChaos {
     long sent = System.nanoTime();
     try {
       if (client.renew(resource, TTL)) {
-        hold.surelyUntil = Math.max(hold.surelyUntil, sent + TTL.toNanos());
+        renewed(hold, sent, System.nanoTime());
         return true;
       }
     } catch (Exception unknown) {
-      // Not known to be renewed: the window stays as it was.
+      // Not known to be renewed: the interval stays as it was.
     }
     return false;
+  }
+
+  /** A renewal sent at {@code sent} succeeded: the interval grows, or, if it had lapsed, the lock was taken again. */
+  private synchronized void renewed(Hold hold, long sent, long replied) {
+    Interval last = hold.last();
+    if (sent < last.until) {
+      last.until = Math.max(last.until, sent + TTL.toNanos());
+    } else {
+      hold.held.add(new Interval(sent, replied, sent + TTL.toNanos()));
+    }
+  }
+
+  private synchronized void releasing(Hold hold, long sent) {
+    Interval last = hold.last();
+    last.until = Math.min(last.until, sent);
   }
 
   private void releaseQuietly(LockClient client) {
@@ -360,7 +424,7 @@ final class PeerChaos {
   private synchronized void effect(Hold hold) {
     long now = System.nanoTime();
     effects++;
-    List<Hold> later = holds.stream().filter(h -> h != hold && h.granted > hold.granted && h.granted < now).toList();
+    List<Hold> later = holds.stream().filter(h -> h.sent > hold.granted && h.granted < now).toList();
     boolean stale = !later.isEmpty();
     boolean laterWrote = later.stream().anyMatch(h -> h.wrote);
     if (stale) {
@@ -380,13 +444,15 @@ final class PeerChaos {
     }
   }
 
-  /** Grants whose reply came while another worker's grant was surely held (see the class comment). */
-  private synchronized int secondHolders() {
+  /** Takes of the lock made while another worker surely held it (see the class comment). */
+  private int secondHolders() {
     int n = 0;
     for (Hold h : holds) {
-      boolean overlaps = holds.stream().anyMatch(g -> g.worker != h.worker && g.granted < h.sent
-          && h.granted < g.surelyUntil);
-      n += overlaps ? 1 : 0;
+      for (Interval take : h.held) {
+        boolean overlaps = holds.stream().filter(g -> g.worker != h.worker).flatMap(g -> g.held.stream())
+            .anyMatch(other -> other.from < take.sent && take.from < other.until);
+        n += overlaps ? 1 : 0;
+      }
     }
     return n;
   }

@@ -48,6 +48,8 @@ class PeerChaosIntegrationTests {
     }
     Counts paused = find(all, "leasehold", Scenario.CLIENT_PAUSE);
     assertTrue(paused.staleUnfenced() > 0, "the control took no stale write of a paused holder: the count is blind");
+    assertTrue(paused.staleUnfenced() > paused.staleBeforeNext(),
+        "no stale write came after the next holder wrote: the fence had nothing to refuse: " + paused);
     assertEquals(0, paused.fencedStale(), "the fenced store took a stale write of Leasehold after its next holder"
         + " wrote: " + paused);
     for (Scenario s : List.of(Scenario.CLIENT_PAUSE, Scenario.PROXY_FAULTS)) {
