@@ -12,8 +12,6 @@ import java.util.Optional;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -39,16 +37,11 @@ public record ShedLockPort(boolean safeUpdate) implements LockLibrary {
   }
 
   @Override public ServerLock read(ServerView redis, String key) {
-    String holder = redis.get(key);
-    return holder == null ? ServerLock.FREE : new ServerLock(Optional.of(holder), redis.pttl(key));
+    return SpringDataRedis.readStringLock(redis, key);
   }
 
   @Override public LockClient connect(Endpoint endpoint) {
-    LettuceConnectionFactory factory = new LettuceConnectionFactory(
-        new RedisStandaloneConfiguration(endpoint.host(), endpoint.port()),
-        LettuceClientConfiguration.builder().commandTimeout(endpoint.commandTimeout()).build());
-    factory.afterPropertiesSet();
-    factory.start();
+    LettuceConnectionFactory factory = SpringDataRedis.connect(endpoint);
     RedisLockProvider provider = new RedisLockProvider.Builder(factory).safeUpdate(safeUpdate).build();
     Map<String, SimpleLock> held = new HashMap<>();
     return new LockClient() {

@@ -7,8 +7,6 @@ import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.Optional;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.support.locks.DistributedLock;
@@ -38,16 +36,11 @@ public record SpringRegistryPort() implements LockLibrary {
   }
 
   @Override public ServerLock read(ServerView redis, String key) {
-    String holder = redis.get(key);
-    return holder == null ? ServerLock.FREE : new ServerLock(Optional.of(holder), redis.pttl(key));
+    return SpringDataRedis.readStringLock(redis, key);
   }
 
   @Override public LockClient connect(Endpoint endpoint) {
-    LettuceConnectionFactory factory = new LettuceConnectionFactory(
-        new RedisStandaloneConfiguration(endpoint.host(), endpoint.port()),
-        LettuceClientConfiguration.builder().commandTimeout(endpoint.commandTimeout()).build());
-    factory.afterPropertiesSet();
-    factory.start();
+    LettuceConnectionFactory factory = SpringDataRedis.connect(endpoint);
     RedisLockRegistry registry = new RedisLockRegistry(factory, REGISTRY_KEY);
     return new LockClient() {
       @Override public Grant tryAcquire(String resource, Duration ttl) throws InterruptedException {

@@ -71,10 +71,15 @@ final class PeerChaos {
      */
     FAILOVER_LOSES_WRITES("failover-loses-writes");
 
-    final String label;
+    private final String label;
 
     Scenario(String label) {
       this.label = label;
+    }
+
+    /** Its name in reports and server names. */
+    String label() {
+      return label;
     }
   }
 
@@ -140,7 +145,7 @@ final class PeerChaos {
   private PeerChaos(LockLibrary library, Scenario scenario) {
     this.library = library;
     this.scenario = scenario;
-    this.resource = "chaos-" + scenario.label;
+    this.resource = "chaos-" + scenario.label();
   }
 
   static Counts run(LockLibrary library, Scenario scenario) throws Exception {
@@ -148,7 +153,7 @@ final class PeerChaos {
   }
 
   private Counts run() throws Exception {
-    String name = "peer-chaos-" + library.name() + "-" + scenario.label;
+    String name = "peer-chaos-" + library.name() + "-" + scenario.label();
     // A replica's first sync starts at once, not after Redis' default 5 s wait for more replicas.
     try (RedisProcess redis = RedisProcess.start(name, "--repl-diskless-sync-delay", "0");
         Standby standby = scenario == Scenario.FAILOVER_LOSES_WRITES ? Standby.of(redis, name) : null) {

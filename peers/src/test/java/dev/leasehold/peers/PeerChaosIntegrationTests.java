@@ -42,7 +42,7 @@ class PeerChaosIntegrationTests {
     System.out.println(report);
 
     for (Counts c : all) {
-      String run = c.library() + " in " + c.scenario().label + ": ";
+      String run = c.library() + " in " + c.scenario().label() + ": ";
       assertTrue(c.grants() > 0 && c.effects() > 0, run + "no grant or no effect: " + c);
       assertTrue(c.faults() > 0, run + "no fault happened: " + c);
     }
@@ -54,9 +54,9 @@ class PeerChaosIntegrationTests {
         + " wrote: " + paused);
     for (Scenario s : List.of(Scenario.CLIENT_PAUSE, Scenario.PROXY_FAULTS)) {
       Counts c = find(all, "leasehold", s);
-      assertEquals(0, c.secondHolders(), "Leasehold granted a second holder in " + s.label + ": " + c);
+      assertEquals(0, c.secondHolders(), "Leasehold granted a second holder in " + s.label() + ": " + c);
       assertEquals(0, c.fencedStale(), "the fenced store took a stale write of Leasehold after its next holder wrote, in "
-          + s.label + ": " + c);
+          + s.label() + ": " + c);
     }
   }
 
@@ -80,7 +80,7 @@ class PeerChaosIntegrationTests {
         .append(PeerChaos.RUN.toSeconds()).append(" s per library and scenario, TTL ").append(PeerChaos.TTL.toMillis())
         .append(" ms. \"-\": the library has no token, so there is no fenced store to write.\n");
     for (Scenario s : Scenario.values()) {
-      b.append("\n### ").append(s.label).append("\n\n| |");
+      b.append("\n### ").append(s.label()).append("\n\n| |");
       libraries.forEach(l -> b.append(' ').append(l).append(" |"));
       b.append("\n|---|").append("---:|".repeat(libraries.size())).append('\n');
       for (int m = 0; m < MEASURES.size(); m++) {
