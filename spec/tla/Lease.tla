@@ -35,7 +35,10 @@
 (*    a paused client that writes to it on stale belief;                   *)
 (*  - a failover (promotes the last replicated state) and a restart (an    *)
 (*    empty server), both of which lose recent writes, with the three      *)
-(*    durability modes of the fencing counter.                             *)
+(*    durability modes of the fencing counter;                             *)
+(*  - the fencing counter's expiry: under ClockFloor the counter lives     *)
+(*    Retention ticks longer than the lease key (ACQUIRE and RENEW set     *)
+(*    both), so a resource nobody holds leaves no key for long.            *)
 (*                                                                         *)
 (* This module is the contract: it has no checking bounds and no defects.  *)
 (* The MC*.tla modules model-check it: MCBase.tla bounds the state space,  *)
@@ -69,7 +72,8 @@ CONSTANTS
     Drift,         \* The drift budget in ticks (LeaseRequest/adapter driftBudget).
     TokensPerTick, \* ClockFloor's scale: one tick of the server clock is TokensPerTick microseconds.
     Faults,        \* The faults that may happen, a subset of FaultNames.
-    Durability     \* How the fencing counter survives failover: "Plain", "ClockFloor" or "ReplicaAck".
+    Durability,    \* How the fencing counter survives failover: "Plain", "ClockFloor" or "ReplicaAck".
+    Retention      \* Under ClockFloor, how many ticks the fencing counter outlives the lease key.
 
 (***************************************************************************)
 (* The names of the faults.                                                *)
@@ -88,10 +92,11 @@ Durabilities == {"Plain", "ClockFloor", "ReplicaAck"}   \* The durability modes 
 (* ClockFloor issues token = max(counter + 1, serverTime), with the server *)
 (* time in microseconds: one tick of `now` is TokensPerTick of them.  This *)
 (* encodes the real-world assumptions exactly: at most one grant per       *)
-(* microsecond, the server clock does not go back across a failover or     *)
-(* restart, and a failover or restart takes at least one tick.  The first  *)
-(* one is a bound on behaviours, which an ASSUME cannot state: tokens stay *)
-(* unique across a failover only if every tick has fewer grants than       *)
+(* microsecond, the server clock does not go back across a failover, a    *)
+(* restart or the counter's expiry, and a failover or restart takes at     *)
+(* least one tick.  The first one is a bound on behaviours, which an      *)
+(* ASSUME cannot state: tokens stay unique across a failover (or the       *)
+(* counter's expiry) only if every tick has fewer grants than              *)
 (* TokensPerTick (a tick's tokens start at now * TokensPerTick, and those  *)
 (* of tick 0 at 1).  This module does not bound grants per tick, so a      *)
 (* model must (MCBase: fewer grants in all than TokensPerTick).            *)
@@ -104,6 +109,7 @@ ASSUME /\ \A a \in Attempt : OwnerOf[a] \in Owner
        /\ TokensPerTick \in Nat \ {0}
        /\ Faults \subseteq FaultNames
        /\ Durability \in Durabilities
+       /\ Retention \in Nat
 
 Min(x, y) == IF x <= y THEN x ELSE y   \* The smaller of two integers.
 Max(x, y) == IF x >= y THEN x ELSE y   \* The larger of two integers.
@@ -136,14 +142,29 @@ NoReply == [status |-> 0, pttl |-> 0, token |-> 0, grant |-> 0, same |-> FALSE, 
 NoCall == [kind |-> "none", ttl |-> 0, start |-> 0, phase |-> "idle", reply |-> NoReply,
            cap |-> NoPending, releaseSeen |-> FALSE, stale |-> FALSE]
                             \* A lane with no outstanding call.
-Empty == [holder |-> None, expiry |-> 0, fence |-> 0, grant |-> 0]
+Empty == [holder |-> None, expiry |-> 0, fence |-> 0, fenceExpiry |-> 0, grant |-> 0]
                             \* A server with neither the lease key nor the fencing counter.
+
+(***************************************************************************)
+(* Whether the fencing counter expires: under ClockFloor it does, since a  *)
+(* token is floored by the server clock and needs no memory of the last    *)
+(* one once the clock has passed it (the counter outlives the key by       *)
+(* Retention ticks, so it is never gone while the key is there).  Under    *)
+(* Plain and ReplicaAck the counter is the only memory of the tokens       *)
+(* issued, and it never expires.                                           *)
+(***************************************************************************)
+CounterExpires == Durability = "ClockFloor"
+
+(* The counter's expiry when the key's is e: Retention ticks later where   *)
+(* it expires, else 0 (none).  Kept 0 where tokens are not tracked: the    *)
+(* counter then stays 0 and nothing reads it.                              *)
+CounterExpiry(e) == IF CounterExpires /\ TrackTokens THEN e + Retention ELSE 0
 
 -----------------------------------------------------------------------------
 VARIABLES
     now,               \* The server clock, in ticks.
     lag,               \* How far the client's monotonic clock is behind the server clock (0..Drift, never decreasing).
-    srv,               \* The server: [holder, expiry, fence, grant]; grant is a ghost (the grant id of the key).
+    srv,               \* The server: [holder, expiry, fence, fenceExpiry, grant]; grant is a ghost (the grant id of the key).
     replica,           \* The last replicated copy of srv: what a Failover promotes.
     call,              \* call[a][l]: the outstanding call of attempt a on lane l (NoCall if none).
     sent,              \* sent[a]: a tryAcquire of a was sent before, so the next send is a Replay.
@@ -248,9 +269,14 @@ StoredState(a) == IF hs[a] \in Live /\ cnow >= Deadline(a) THEN "LOST" ELSE hs[a
 (***************************************************************************)
 (* Server s at time t: Redis forgets a key once its clock is past the      *)
 (* key's expiry (expire.c: now > when), so during its last tick the key is *)
-(* still there with PTTL 0.  The fencing counter has no TTL.               *)
+(* still there with PTTL 0.  The fencing counter, where it expires, is    *)
+(* forgotten the same way once t is past its own expiry, which is never    *)
+(* before the key's.                                                       *)
 (***************************************************************************)
-Expired(s, t) == IF s.holder # None /\ t > s.expiry THEN [Empty EXCEPT !.fence = s.fence] ELSE s
+Expired(s, t) ==
+    LET k == IF s.holder # None /\ t > s.expiry
+             THEN [Empty EXCEPT !.fence = s.fence, !.fenceExpiry = s.fenceExpiry] ELSE s
+    IN  IF CounterExpires /\ k.holder = None /\ t > k.fenceExpiry THEN Empty ELSE k
 
 Request == [a : Attempt, kind : Kinds, ttl : Nat]   \* A request in flight: no reply is awaited.
 
@@ -278,8 +304,8 @@ Call == [kind : Kinds \cup {"none"}, ttl : Nat, start : Nat,
 (* Every variable has the type its comment says.                           *)
 TypeOK ==
     /\ now \in Nat /\ lag \in 0..Drift
-    /\ srv \in [holder : Attempt \cup {None}, expiry : Nat, fence : Nat, grant : Nat]
-    /\ replica \in [holder : Attempt \cup {None}, expiry : Nat, fence : Nat, grant : Nat]
+    /\ srv \in [holder : Attempt \cup {None}, expiry : Nat, fence : Nat, fenceExpiry : Nat, grant : Nat]
+    /\ replica \in [holder : Attempt \cup {None}, expiry : Nat, fence : Nat, fenceExpiry : Nat, grant : Nat]
     /\ call \in [Attempt -> [Lane -> Call]]
     /\ sent \in [Attempt -> BOOLEAN]
     /\ hs \in [Attempt -> HandleStates]
@@ -337,14 +363,16 @@ NextToken(s) == IF Durability = "ClockFloor"
                 ELSE s.fence + 1
 
 (* acquire.lua: absent -> SET value PX ttl and issue a token (status 1,    *)
-(* with no PTTL: the key lives the TTL the request asked for);             *)
+(* with no PTTL: the key lives the TTL the request asked for; under        *)
+(* ClockFloor the counter lives Retention longer);                         *)
 (* same value -> status 2 with the current PTTL and token, no extension;   *)
 (* other value -> status 0 with PTTL and whether the owner token is shared. *)
 AcquireScript(s, a, t) ==
     IF s.holder = None
     THEN LET tk == Tracked(NextToken(s))
              g == Tracked(grants + 1) IN
-         << [holder |-> a, expiry |-> now + t, fence |-> tk, grant |-> g],
+         << [holder |-> a, expiry |-> now + t, fence |-> tk, fenceExpiry |-> CounterExpiry(now + t),
+             grant |-> g],
             [status |-> 1, pttl |-> 0, token |-> tk, grant |-> g, same |-> TRUE, holder |-> a] >>
     ELSE IF SameValue(s.holder, a)
     THEN << ReplayedServer(s, t),
@@ -356,18 +384,20 @@ AcquireScript(s, a, t) ==
     \* not modelled, so the reply keeps 0 there.)
 
 (* renew.lua: absent -> 0; other value -> -1; same -> PEXPIRE ttl (which   *)
-(* may shorten the lease) and 1.                                           *)
+(* may shorten the lease) and 1; under ClockFloor the counter's expiry     *)
+(* follows, Retention later.                                               *)
 RenewScript(s, a, t) ==
     IF s.holder = None THEN << s, [NoReply EXCEPT !.status = 0] >>
     ELSE IF SameValue(s.holder, a)
-    THEN << [s EXCEPT !.expiry = now + t], [NoReply EXCEPT !.status = 1] >>
+    THEN << [s EXCEPT !.expiry = now + t, !.fenceExpiry = CounterExpiry(now + t)],
+            [NoReply EXCEPT !.status = 1] >>
     ELSE << s, [NoReply EXCEPT !.status = -1] >>
 
 (* release.lua: same value -> DEL and 1; absent -> 0; other -> -1.         *)
 ReleaseScript(s, a) ==
     IF s.holder = None THEN << s, [NoReply EXCEPT !.status = 0] >>
     ELSE IF SameValue(s.holder, a)
-    THEN << [Empty EXCEPT !.fence = s.fence], [NoReply EXCEPT !.status = 1] >>
+    THEN << [Empty EXCEPT !.fence = s.fence, !.fenceExpiry = s.fenceExpiry], [NoReply EXCEPT !.status = 1] >>
     ELSE << s, [NoReply EXCEPT !.status = -1] >>
 
 (* inspect.lua: read-only.  What RedisLeaseAdapter.inspect reports to a:   *)

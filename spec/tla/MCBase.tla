@@ -1,12 +1,13 @@
 ------------------------------- MODULE MCBase -------------------------------
 (***************************************************************************)
 (* What every MC*.tla configuration of Lease.tla shares: the model values, *)
-(* the owners, the drift, the checking bounds with the state constraint,   *)
-(* and the symmetry.  Each MC module EXTENDS this one and defines what it  *)
-(* varies: MCAttempt, MCLane, MCTtl, MCFaults, MCDurability and MCMaxCalls *)
-(* (and, to show a defect, the operators its .cfg overrides).  Every .cfg  *)
-(* binds the same names the same way; it differs only in its two comment   *)
-(* lines, the overrides, and the invariants it checks.                     *)
+(* the owners, the drift, the counter's retention, the checking bounds     *)
+(* with the state constraint, and the symmetry.  Each MC module EXTENDS    *)
+(* this one and defines what it varies: MCAttempt, MCLane, MCTtl,          *)
+(* MCFaults, MCDurability and MCMaxCalls (and, to show a defect, the       *)
+(* operators its .cfg overrides).  Every .cfg binds the same names the     *)
+(* same way; it differs only in its two comment lines, the overrides, and  *)
+(* the invariants it checks.                                               *)
 (***************************************************************************)
 EXTENDS Lease, TLC
 
@@ -20,6 +21,7 @@ CONSTANTS
 MCOwner == {o1, o2}                                \* The owner tokens.
 MCOwnerOf == (a1 :> o1 @@ a2 :> o1 @@ a3 :> o2)   \* a1, a2 share o1; a3 is o2's.
 MCDrift == 1                                       \* The drift budget: one tick.
+MCRetention == 1                                   \* The counter outlives the key by one tick.
 
 (***************************************************************************)
 (* The checking bounds.  Grants are bounded, and so are the delayed        *)
@@ -90,6 +92,7 @@ MCView ==
                         ELSE -Cardinality({y \in old : y >= x})
                                                          \* Token x, relative to the floor or ranked.
         ServerView(s) == [s EXCEPT !.expiry = IF s.holder = None THEN 0 ELSE s.expiry - now,
+                                   !.fenceExpiry = Max(s.fenceExpiry - now, 0),
                                    !.fence = TokenView(s.fence)]   \* Server s, relative to now.
         CallView(c) == [c EXCEPT !.start = IF c.kind \in {"acquire", "renew"}
                                            THEN Max(c.start - cnow, Drift - c.ttl) ELSE c.start,

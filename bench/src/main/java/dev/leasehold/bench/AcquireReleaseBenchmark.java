@@ -212,7 +212,7 @@ public class AcquireReleaseBenchmark {
     String ownerToken = UUID.randomUUID().toString();
     String ownership = ownerToken + ":" + r.nextOperationId();
     GatewayReply.Acquire acquired = a.gateway.acquire(r.gatewayKeys, ownership, ownerToken, TTL.toMillis(),
-        RedisLeaseConfig.DEFAULT_FENCE_MODE);
+        RedisLeaseConfig.DEFAULT_FENCE_MODE, RedisLeaseConfig.DEFAULT_COUNTER_RETENTION.toMillis());
     if (!(acquired instanceof GatewayReply.Granted granted) || granted.fencingToken() <= 0) {
       throw new IllegalStateException("gateway acquire: " + acquired);
     }

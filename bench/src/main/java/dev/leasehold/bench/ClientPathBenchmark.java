@@ -51,12 +51,12 @@ public class ClientPathBenchmark {
     private final AtomicLong tokens = new AtomicLong();
 
     @Override
-    public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
+    public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
       return new GatewayReply.Granted(tokens.incrementAndGet());
     }
 
     @Override
-    public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
+    public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
       return GatewayReply.Change.APPLIED;
     }
 

@@ -1,6 +1,8 @@
 package dev.leasehold.bench;
 
+import dev.leasehold.redis.FenceMode;
 import dev.leasehold.redis.LeaseScript;
+import dev.leasehold.redis.RedisLeaseConfig;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -138,11 +140,18 @@ final class ScriptCost {
         new Variant("RELEASE", "the script as shipped, on its own value", "evalsha", true,
             (r, k, v) -> r.evalsha(release, ScriptOutputType.INTEGER, new String[] {k}, v), 1L),
         new Variant("RENEW", "the script as shipped, on its own value", "evalsha", true,
-            (r, k, v) -> r.evalsha(renew, ScriptOutputType.INTEGER, new String[] {k}, v, TTL_MS), 1L));
+            (r, k, v) -> r.evalsha(renew, ScriptOutputType.INTEGER, new String[] {k, k + ":fence"}, v, TTL_MS,
+                retention("clock")), 1L));
   }
 
   private static CallMaker acquire(String sha, String mode) {
-    return (r, k, v) -> r.evalsha(sha, ScriptOutputType.MULTI, new String[] {k, k + ":fence"}, v, prefix(v), TTL_MS, mode);
+    return (r, k, v) -> r.evalsha(sha, ScriptOutputType.MULTI, new String[] {k, k + ":fence"}, v, prefix(v), TTL_MS, mode,
+        retention(mode));
+  }
+
+  /** The counter's retention the adapter sends in fence mode {@code mode}, by default. */
+  private static String retention(String mode) {
+    return mode.equals(FenceMode.CLOCK_FLOOR.wire()) ? Long.toString(RedisLeaseConfig.DEFAULT_COUNTER_RETENTION.toMillis()) : "0";
   }
 
   /** The owner-token prefix of a value {@code token:op}. */

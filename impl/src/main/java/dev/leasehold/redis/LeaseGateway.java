@@ -10,11 +10,19 @@ import java.time.Duration;
  * saying whether the command could have been applied. Implementations must be threadsafe.
  */
 public interface LeaseGateway extends AutoCloseable {
-  /** ACQUIRE: set {@code ownership} with {@code ttlMillis} if absent and issue a token; never extend. */
-  GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode);
+  /**
+   * ACQUIRE: set {@code ownership} with {@code ttlMillis} if absent and issue a token; never extend.
+   * With {@code counterRetentionMillis > 0} (only {@link FenceMode#CLOCK_FLOOR}) the fencing counter
+   * expires that long after the lease key.
+   */
+  GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode,
+      long counterRetentionMillis);
 
-  /** RENEW: {@code PEXPIRE ttlMillis} if the key holds {@code ownership}. */
-  GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis);
+  /**
+   * RENEW: {@code PEXPIRE ttlMillis} if the key holds {@code ownership}; with
+   * {@code counterRetentionMillis > 0} the fencing counter's expiry follows, that much later.
+   */
+  GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis);
 
   /** RELEASE: delete the key if it holds {@code ownership}. */
   GatewayReply.Change release(LeaseKeys keys, String ownership);

@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
  * <p>This record is immutable.
  *
  * @param lease the key holding {@code ownerToken:operationId} with a PX expiry
- * @param fence the counter the fencing tokens come from; it has no TTL so it survives expiry
+ * @param fence the counter the fencing tokens come from; it outlives the lease key (by the
+ *     counter retention under {@link FenceMode#CLOCK_FLOOR}, for good under {@link FenceMode#COUNTER})
  */
 public record LeaseKeys(String lease, String fence) {
   static final Pattern NAMESPACE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");

@@ -168,13 +168,13 @@ public final class LettuceLeaseGateway implements LeaseGateway {
   }
 
   @Override
-  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-    return ScriptCalls.acquireReply(run(ScriptCalls.acquire(keys, ownership, ownerToken, ttlMillis, mode)));
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
+    return ScriptCalls.acquireReply(run(ScriptCalls.acquire(keys, ownership, ownerToken, ttlMillis, mode, counterRetentionMillis)));
   }
 
   @Override
-  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return ScriptCalls.changeReply(LeaseScript.RENEW, runScalar(ScriptCalls.renew(keys, ownership, ttlMillis)));
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+    return ScriptCalls.changeReply(LeaseScript.RENEW, runScalar(ScriptCalls.renew(keys, ownership, ttlMillis, counterRetentionMillis)));
   }
 
   @Override

@@ -157,7 +157,8 @@ public final class RedisLeaseAdapter implements DistributedLeasePort {
     Instant wallStart = config.wallClock().instant();
     GatewayReply.Acquire reply;
     try {
-      reply = config.gateway().acquire(keys, attempt.ownership(), attempt.ownerToken(), ttlMs, config.fenceMode());
+      reply = config.gateway().acquire(keys, attempt.ownership(), attempt.ownerToken(), ttlMs, config.fenceMode(),
+          config.counterRetentionMillis());
     } catch (GatewayException e) {
       return switch (e.failure()) {
         case NOT_SENT, REFUSED -> new AcquireOutcome.Unavailable(e.getMessage());

@@ -17,6 +17,9 @@ import java.util.function.LongSupplier;
  *     subtracted from every budget, so a TTL is only accepted if the whole milliseconds sent are above it
  * @param contentionRetryAfter the {@code retryAfter} reported when the server gives no positive PTTL
  * @param fenceMode how ACQUIRE computes fencing tokens
+ * @param counterRetention with {@link FenceMode#CLOCK_FLOOR}, how long the fencing counter outlives
+ *     the lease key (ACQUIRE and RENEW set both); sent in whole milliseconds. Ignored with
+ *     {@link FenceMode#COUNTER}, whose counter must never expire
  * @param replicaAcks replicas that must acknowledge a grant (with {@code WAIT}) before its token
  *     counts as durable; 0 skips the extra round trip
  * @param replicaAckTimeout how long {@code WAIT} may block; sent in whole milliseconds, so at least
@@ -33,6 +36,7 @@ public record RedisLeaseConfig(
     Duration driftBudget,
     Duration contentionRetryAfter,
     FenceMode fenceMode,
+    Duration counterRetention,
     int replicaAcks,
     Duration replicaAckTimeout,
     LongSupplier monotonicNanos,
@@ -50,6 +54,11 @@ public record RedisLeaseConfig(
   public static final Duration DEFAULT_CONTENTION_RETRY_AFTER = Duration.ofMillis(50);
   /** Defaults to {@link FenceMode#CLOCK_FLOOR}: tokens keep rising across a restart that loses the counter. */
   public static final FenceMode DEFAULT_FENCE_MODE = FenceMode.CLOCK_FLOOR;
+  /**
+   * Defaults to 60 min: a resource nobody holds leaves no key an hour after its lease ended, and
+   * tokens keep rising across any backward step of the server clock shorter than that.
+   */
+  public static final Duration DEFAULT_COUNTER_RETENTION = Duration.ofMinutes(60);
   /** Defaults to 100 ms. */
   public static final Duration DEFAULT_REPLICA_ACK_TIMEOUT = Duration.ofMillis(100);
 
@@ -77,6 +86,10 @@ public record RedisLeaseConfig(
         && contentionRetryAfter.compareTo(Duration.ofMinutes(1)) <= 0,
         "contentionRetryAfter must be in 1 ms..1 min but was " + contentionRetryAfter);
     require(fenceMode != null, "fenceMode must not be null");
+    // Judged as sent: whole milliseconds, and 0 would tell the scripts to keep the counter for ever.
+    require(counterRetention != null && counterRetention.compareTo(Duration.ofMillis(1)) >= 0
+        && counterRetention.compareTo(Duration.ofDays(365)) <= 0,
+        "counterRetention must be in 1 ms..365 days but was " + counterRetention);
     require(replicaAcks >= 0 && replicaAcks <= 16, "replicaAcks must be in 0..16 but was " + replicaAcks);
     require(replicaAckTimeout != null && !replicaAckTimeout.isNegative()
         && replicaAckTimeout.compareTo(Duration.ofSeconds(10)) <= 0,
@@ -120,6 +133,11 @@ public record RedisLeaseConfig(
     return sentMs;
   }
 
+  /** The counter's retention the scripts are sent, in ms: 0 (no TTL) unless {@link FenceMode#CLOCK_FLOOR}. */
+  long counterRetentionMillis() {
+    return fenceMode == FenceMode.CLOCK_FLOOR ? counterRetention.toMillis() : 0;
+  }
+
   private static void require(boolean ok, String message) {
     if (!ok) {
       throw new IllegalArgumentException(message);
@@ -138,6 +156,7 @@ public record RedisLeaseConfig(
     private Duration driftBudget = DEFAULT_DRIFT_BUDGET;
     private Duration contentionRetryAfter = DEFAULT_CONTENTION_RETRY_AFTER;
     private FenceMode fenceMode = DEFAULT_FENCE_MODE;
+    private Duration counterRetention = DEFAULT_COUNTER_RETENTION;
     private int replicaAcks;
     private Duration replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT;
     private LongSupplier monotonicNanos = System::nanoTime;
@@ -180,6 +199,12 @@ public record RedisLeaseConfig(
       return this;
     }
 
+    /** See {@link #DEFAULT_COUNTER_RETENTION}. @return {@code this} */
+    public Builder counterRetention(Duration counterRetention) {
+      this.counterRetention = counterRetention;
+      return this;
+    }
+
     /**
      * After each grant, {@code WAIT replicas timeout}; a handle whose grant was acknowledged by
      * fewer replicas reports {@code EFFICIENCY_ONLY}. Off (0) by default. @return {@code this}
@@ -217,7 +242,7 @@ public record RedisLeaseConfig(
     /** @throws IllegalArgumentException naming the first setting out of range */
     public RedisLeaseAdapter build() {
       return new RedisLeaseAdapter(new RedisLeaseConfig(gateway, namespace, keyVersion, driftBudget,
-          contentionRetryAfter, fenceMode, replicaAcks, replicaAckTimeout, monotonicNanos, wallClock, random, sleeper));
+          contentionRetryAfter, fenceMode, counterRetention, replicaAcks, replicaAckTimeout, monotonicNanos, wallClock, random, sleeper));
     }
   }
 }

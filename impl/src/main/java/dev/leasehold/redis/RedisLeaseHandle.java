@@ -142,7 +142,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
         update(b -> b.sending(new InFlight.Renew(start + Duration.ofMillis(ttlMs).toNanos() - driftNanos)));
         GatewayReply.Change change;
         try {
-          change = config.gateway().renew(keys, attempt.ownership(), ttlMs);
+          change = config.gateway().renew(keys, attempt.ownership(), ttlMs, config.counterRetentionMillis());
         } catch (GatewayException e) {
           ambiguous = !e.provablyNotApplied();
           return renewFailed(e);

@@ -176,6 +176,7 @@ public final class RedisLeases implements AutoCloseable {
     Duration contentionRetryAfter = RedisLeaseConfig.DEFAULT_CONTENTION_RETRY_AFTER;
     Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     FenceMode fenceMode = RedisLeaseConfig.DEFAULT_FENCE_MODE;
+    Duration counterRetention = RedisLeaseConfig.DEFAULT_COUNTER_RETENTION;
     int replicaAcks;
     Duration replicaAckTimeout = RedisLeaseConfig.DEFAULT_REPLICA_ACK_TIMEOUT;
     MeterRegistry meterRegistry;
@@ -248,6 +249,12 @@ public final class RedisLeases implements AutoCloseable {
     /** See {@link RedisLeaseConfig#DEFAULT_FENCE_MODE}. @return {@code this} */
     public Builder fenceMode(FenceMode fenceMode) {
       this.fenceMode = fenceMode;
+      return this;
+    }
+
+    /** See {@link RedisLeaseConfig#DEFAULT_COUNTER_RETENTION}. @return {@code this} */
+    public Builder counterRetention(Duration counterRetention) {
+      this.counterRetention = counterRetention;
       return this;
     }
 

@@ -66,6 +66,7 @@ final class RedisLeasesAssembly {
 
   private static RedisLeaseConfig.Builder configure(RedisLeaseConfig.Builder b, RedisLeases.Builder s) {
     return b.namespace(s.namespace).keyVersion(s.keyVersion).driftBudget(s.driftBudget)
-        .contentionRetryAfter(s.contentionRetryAfter).fenceMode(s.fenceMode).replicaAck(s.replicaAcks, s.replicaAckTimeout);
+        .contentionRetryAfter(s.contentionRetryAfter).fenceMode(s.fenceMode)
+        .counterRetention(s.counterRetention).replicaAck(s.replicaAcks, s.replicaAckTimeout);
   }
 }

@@ -38,15 +38,20 @@ public final class ScriptCalls {
     }
   }
 
-  /** ACQUIRE: KEYS lease, fence; ARGV ownership, {@code ownerToken:}, ttl ms, fence mode. */
-  public static Call acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
+  /**
+   * ACQUIRE: KEYS lease, fence; ARGV ownership, {@code ownerToken:}, ttl ms, fence mode, the
+   * counter's retention in ms (0: the counter keeps no TTL).
+   */
+  public static Call acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode,
+      long counterRetentionMillis) {
     return new Call(LeaseScript.ACQUIRE, List.of(keys.lease(), keys.fence()),
-        List.of(ownership, ownerToken + ":", Long.toString(ttlMillis), mode.wire()));
+        List.of(ownership, ownerToken + ":", Long.toString(ttlMillis), mode.wire(), Long.toString(counterRetentionMillis)));
   }
 
-  /** RENEW: KEYS lease; ARGV ownership, ttl ms. */
-  public static Call renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return new Call(LeaseScript.RENEW, List.of(keys.lease()), List.of(ownership, Long.toString(ttlMillis)));
+  /** RENEW: KEYS lease, fence; ARGV ownership, ttl ms, the counter's retention in ms (0: the counter is left alone). */
+  public static Call renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+    return new Call(LeaseScript.RENEW, List.of(keys.lease(), keys.fence()),
+        List.of(ownership, Long.toString(ttlMillis), Long.toString(counterRetentionMillis)));
   }
 
   /** RELEASE: KEYS lease; ARGV ownership. */

@@ -12,12 +12,12 @@ enum UnconnectedGateway implements LeaseGateway {
   INSTANCE;
 
   @Override
-  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
     throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
   }
 
   @Override
-  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
     throw new GatewayException(GatewayException.Failure.NOT_SENT, "not connected");
   }
 

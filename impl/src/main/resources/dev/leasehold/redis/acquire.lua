@@ -2,12 +2,13 @@
 -- ACQUIRE (RedisLeaseAdapter.tryAcquire; spec action TryAcquire / Replay).
 -- KEYS[1] lease key, KEYS[2] fencing counter (same hash slot).
 -- ARGV[1] ownership "ownerToken:operationId", ARGV[2] "ownerToken:", ARGV[3] ttl ms,
--- ARGV[4] fence mode: "counter" or "clock".
+-- ARGV[4] fence mode: "counter" or "clock", ARGV[5] the counter's retention in ms ("0": no TTL).
 -- Replies: {1, token} granted (the key lives ARGV[3] ms: SET PX just set it); {2, token, pttl} replay, nothing changed;
 -- {0, 0, pttl, sameOwner} held by another value (of any type). Safe to replay: a second run of a
 -- granted request finds its own value and changes nothing.
 -- A grant is GET (counter), TIME (clock mode), SET NX PX and SET (counter): one write fewer
--- than INCR and a raise to the floor, and no TYPE or PTTL (bench/README.md).
+-- than INCR and a raise to the floor, and no TYPE or PTTL (bench/README.md). With a retention
+-- the counter's SET carries PX ttl + retention: a resource nobody holds leaves no key for long.
 -- Every command this script may run, checked before anything is written: a user that the ACL
 -- rule (docs/operations.md, "ACL") does not fully cover is refused with nothing changed (NOPERM: not
 -- applied), never half-way. TIME only in clock mode: a COUNTER user needs no +time. Redis 6.2 has
@@ -45,7 +46,14 @@ if raisable and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then
   -- read the counter but not write it), and on 6.2 a key a user may GET it may also SET, since
   -- 6.2 grants keys to all commands alike. Not out of memory either: once a script has written,
   -- Redis lets it go on writing.
-  redis.call('SET', KEYS[2], string.format('%d', token))
+  if now and ARGV[5] ~= '0' then
+    -- Only in clock mode: a token floored by the clock needs no memory of the last one once the
+    -- clock has passed it, while a plain counter is that memory and must never expire.
+    redis.call('SET', KEYS[2], string.format('%d', token), 'PX',
+      string.format('%d', tonumber(ARGV[3]) + tonumber(ARGV[5])))
+  else
+    redis.call('SET', KEYS[2], string.format('%d', token))
+  end
   -- No PTTL: SET PX just set it to the TTL the request asked for, which the client already knows.
   return {1, token}
 end

@@ -85,13 +85,13 @@ final class GatedGateway implements LeaseGateway {
   }
 
   @Override
-  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-    return call("acquire", () -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode));
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
+    return call("acquire", () -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode, counterRetentionMillis));
   }
 
   @Override
-  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return call("renew", () -> delegate.renew(keys, ownership, ttlMillis));
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+    return call("renew", () -> delegate.renew(keys, ownership, ttlMillis, counterRetentionMillis));
   }
 
   @Override

@@ -58,8 +58,8 @@ class PublicArgumentsUnitTests {
         b -> ((RedisLeases.Builder) b).build()));
     settings.addAll(durationSettings(RedisLeaseConfig.Builder.class,
         () -> RedisLeaseAdapter.builder(new FakeRedis(FakeRedis.Clock.virtual())), b -> ((RedisLeaseConfig.Builder) b).build()));
-    assertEquals(List.of("commandTimeout", "contentionRetryAfter", "driftBudget", "replicaAckTimeout",
-        "contentionRetryAfter", "driftBudget", "replicaAckTimeout"), settings);
+    assertEquals(List.of("commandTimeout", "contentionRetryAfter", "counterRetention", "driftBudget", "replicaAckTimeout",
+        "contentionRetryAfter", "counterRetention", "driftBudget", "replicaAckTimeout"), settings);
     for (Duration extreme : EXTREMES) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> LettuceLeaseGateway.connect(RedisURI.create(NOWHERE), extreme), extreme.toString());

@@ -140,7 +140,7 @@ class RedisLeaseAdapterUnitTests {
   void grant_budgetIsTheRequestTtl_lessTheDrift() {
     StubGateway g = new StubGateway(redis) {
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         return new GatewayReply.Granted(5);
       }
     };
@@ -155,7 +155,7 @@ class RedisLeaseAdapterUnitTests {
   void grantWithTokenZero_hasNoToken_andIsEfficiencyOnly() {
     StubGateway g = new StubGateway(redis) {
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         return new GatewayReply.Granted(0);
       }
     };
@@ -168,7 +168,7 @@ class RedisLeaseAdapterUnitTests {
   StubGateway replaying(long pttl) {
     return new StubGateway(redis) {
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         return new GatewayReply.Replayed(3, pttl);
       }
     };
@@ -209,7 +209,7 @@ class RedisLeaseAdapterUnitTests {
     LeaseHandle h = assertInstanceOf(AcquireOutcome.Acquired.class, adapter.tryAcquire(once(a, 1_000))).handle();
     clock.advance(Duration.ofMillis(995));
     assertEquals(LeaseState.LOST, h.state());
-    redis.renew(keys, a.ownership(), 5_000); // a late renew kept the server lease
+    redis.renew(keys, a.ownership(), 5_000, 0); // a late renew kept the server lease
     LeaseHandle r = assertInstanceOf(AcquireOutcome.ReplayedSameOperation.class, adapter.tryAcquire(once(a, 5_000))).handle();
     assertNotSame(h, r);
     assertEquals(LeaseState.ACTIVE, r.state());
@@ -237,7 +237,7 @@ class RedisLeaseAdapterUnitTests {
     StubGateway g = new StubGateway(redis) {
       long next = 1;
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         return new GatewayReply.HeldByOther(next--, false);
       }
     };
@@ -400,7 +400,7 @@ class RedisLeaseAdapterUnitTests {
   StubGateway alwaysHeld(long pttl) {
     return new StubGateway(redis) {
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         return new GatewayReply.HeldByOther(pttl, false);
       }
     };
@@ -434,7 +434,7 @@ class RedisLeaseAdapterUnitTests {
     redis.onCall(op -> { });
     StubGateway slow = new StubGateway(redis) {
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         clock.advance(Duration.ofMillis(100));
         return new GatewayReply.HeldByOther(300, false);
       }
@@ -449,7 +449,7 @@ class RedisLeaseAdapterUnitTests {
   void interruptedDuringADefiniteTry_stopsWithoutSleeping() {
     StubGateway g = new StubGateway(redis) {
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         Thread.currentThread().interrupt();
         return new GatewayReply.HeldByOther(300, false);
       }
@@ -466,7 +466,7 @@ class RedisLeaseAdapterUnitTests {
     int[] calls = new int[1];
     StubGateway g = new StubGateway(redis) {
       @Override
-      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m) {
+      public GatewayReply.Acquire acquire(LeaseKeys keys, String o, String t, long ttl, FenceMode m, long r) {
         calls[0]++;
         return new GatewayReply.HeldByOther(300, false);
       }

@@ -27,6 +27,10 @@ class RedisLeaseConfigUnitTests {
     assertEquals(Duration.ofMillis(10), c.driftBudget());
     assertEquals(Duration.ofMillis(50), c.contentionRetryAfter());
     assertEquals(FenceMode.CLOCK_FLOOR, c.fenceMode());
+    assertEquals(Duration.ofMinutes(60), c.counterRetention());
+    assertEquals(3_600_000, c.counterRetentionMillis());
+    assertEquals(0, RedisLeaseAdapter.builder(redis).fenceMode(FenceMode.COUNTER).build().config().counterRetentionMillis(),
+        "a plain counter is the only memory of the tokens issued: it must never expire");
     assertEquals(0, c.replicaAcks());
     assertEquals(Duration.ofMillis(100), c.replicaAckTimeout());
     assertNotNull(c.random());
@@ -60,6 +64,12 @@ class RedisLeaseConfigUnitTests {
     accepted(b -> b.contentionRetryAfter(Duration.ofMillis(1)));
     accepted(b -> b.contentionRetryAfter(Duration.ofMinutes(1)));
     assertEquals("fenceMode must not be null", rejected(b -> b.fenceMode(null)));
+    // Judged as sent (whole ms): below 1 ms would send 0, which keeps the counter for ever.
+    assertTrue(rejected(b -> b.counterRetention(Duration.ofNanos(999_999))).startsWith("counterRetention must be in 1 ms..365 days"));
+    assertTrue(rejected(b -> b.counterRetention(Duration.ofDays(365).plusNanos(1))).startsWith("counterRetention"));
+    assertTrue(rejected(b -> b.counterRetention(null)).startsWith("counterRetention"));
+    accepted(b -> b.counterRetention(Duration.ofMillis(1)));
+    accepted(b -> b.counterRetention(Duration.ofDays(365)));
     assertEquals("replicaAcks must be in 0..16 but was -1", rejected(b -> b.replicaAck(-1, Duration.ZERO)));
     assertEquals("replicaAcks must be in 0..16 but was 17", rejected(b -> b.replicaAck(17, Duration.ZERO)));
     accepted(b -> b.replicaAck(16, Duration.ofSeconds(10)));
@@ -73,7 +83,7 @@ class RedisLeaseConfigUnitTests {
     assertEquals("sleeper must not be null", rejected(b -> b.sleeper(null)));
     RedisLeaseConfig c = RedisLeaseAdapter.builder(redis).build().config();
     assertEquals("gateway must not be null", assertThrows(IllegalArgumentException.class,
-        () -> new RedisLeaseConfig(null, "ns", 1, c.driftBudget(), c.contentionRetryAfter(), c.fenceMode(), 0,
+        () -> new RedisLeaseConfig(null, "ns", 1, c.driftBudget(), c.contentionRetryAfter(), c.fenceMode(), c.counterRetention(), 0,
             c.replicaAckTimeout(), c.monotonicNanos(), c.wallClock(), c.random(), c.sleeper())).getMessage());
   }
 

@@ -15,12 +15,14 @@ class ScriptCallsUnitTests {
 
   @Test
   void eachCallSendsTheKeysAndArgumentsItsScriptReads() {
-    ScriptCalls.Call acquire = ScriptCalls.acquire(KEYS, "tok:op", "tok", 1500, FenceMode.CLOCK_FLOOR);
+    ScriptCalls.Call acquire = ScriptCalls.acquire(KEYS, "tok:op", "tok", 1500, FenceMode.CLOCK_FLOOR, 60_000);
     assertEquals(List.of(KEYS.lease(), KEYS.fence()), acquire.keys());
-    assertEquals(List.of("tok:op", "tok:", "1500", "clock"), acquire.args());
+    assertEquals(List.of("tok:op", "tok:", "1500", "clock", "60000"), acquire.args());
     assertTrue(acquire.arrayReply());
-    assertEquals(List.of("tok:op", "200"), ScriptCalls.renew(KEYS, "tok:op", 200).args());
-    assertFalse(ScriptCalls.renew(KEYS, "tok:op", 200).arrayReply());
+    ScriptCalls.Call renew = ScriptCalls.renew(KEYS, "tok:op", 200, 60_000);
+    assertEquals(List.of(KEYS.lease(), KEYS.fence()), renew.keys());
+    assertEquals(List.of("tok:op", "200", "60000"), renew.args());
+    assertFalse(renew.arrayReply());
     assertEquals(List.of(KEYS.lease()), ScriptCalls.release(KEYS, "tok:op").keys());
     assertEquals(LeaseScript.INSPECT, ScriptCalls.inspect(KEYS, "tok:op").script());
   }

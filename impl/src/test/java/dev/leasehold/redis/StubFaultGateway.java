@@ -51,13 +51,13 @@ final class StubFaultGateway implements LeaseGateway {
   }
 
   @Override
-  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-    return call(() -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode));
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
+    return call(() -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode, counterRetentionMillis));
   }
 
   @Override
-  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return call(() -> delegate.renew(keys, ownership, ttlMillis));
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+    return call(() -> delegate.renew(keys, ownership, ttlMillis, counterRetentionMillis));
   }
 
   @Override

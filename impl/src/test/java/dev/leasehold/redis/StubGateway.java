@@ -13,13 +13,13 @@ class StubGateway implements LeaseGateway {
   }
 
   @Override
-  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-    return delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode);
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
+    return delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode, counterRetentionMillis);
   }
 
   @Override
-  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return delegate.renew(keys, ownership, ttlMillis);
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+    return delegate.renew(keys, ownership, ttlMillis, counterRetentionMillis);
   }
 
   @Override

@@ -70,7 +70,7 @@ class WaitLoopUnitTests {
     // sees short retryAfters many times
     LeaseAttempt holder = adapter.newAttempt("holder");
     adapter.tryAcquire(LeaseRequest.once(PURPOSE, DIGEST, Duration.ofMillis(300), holder));
-    clock.onSleep(() -> redis.renew(keys, holder.ownership(), 400));
+    clock.onSleep(() -> redis.renew(keys, holder.ownership(), 400, 0));
     long start = clock.getAsLong();
     // When
     AcquireOutcome outcome = adapter.tryAcquire(request(adapter.newAttempt("waiter"), Duration.ofMillis(1_000), Duration.ofSeconds(5)));

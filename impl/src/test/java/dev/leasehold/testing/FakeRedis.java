@@ -180,7 +180,7 @@ public final class FakeRedis implements LeaseGateway {
 
   @Override
   public synchronized GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis,
-      FenceMode mode) {
+      FenceMode mode, long counterRetentionMillis) {
     return call("acquire", () -> {
       Entry e = live(keys);
       if (e == null) {
@@ -196,7 +196,7 @@ public final class FakeRedis implements LeaseGateway {
   }
 
   @Override
-  public synchronized GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
+  public synchronized GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
     return call("renew", () -> {
       Entry e = live(keys);
       if (e == null) {

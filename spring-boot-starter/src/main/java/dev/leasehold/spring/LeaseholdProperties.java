@@ -34,6 +34,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param contentionRetryAfter The retryAfter reported when the server gives no positive PTTL, 1 ms to 1 min.
  * @param fenceMode How fencing tokens are made: clock-floor keeps them rising across a restart or
  *     failover that loses the counter; counter counts up by one.
+ * @param counterRetention With clock-floor, how long the fencing counter outlives the lease key,
+ *     1 ms to 365 days; a plain counter never expires.
  * @param replicaAck The replicas that must acknowledge a grant before its token counts as durable.
  * @param releaseSignals Whether waiters subscribe to the release channel, so that a release wakes them at once.
  */
@@ -49,6 +51,7 @@ public record LeaseholdProperties(
     Duration commandTimeout,
     Duration contentionRetryAfter,
     FenceMode fenceMode,
+    Duration counterRetention,
     @DefaultValue ReplicaAck replicaAck,
     Boolean releaseSignals) {
 

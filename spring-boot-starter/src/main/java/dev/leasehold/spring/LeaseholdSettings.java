@@ -24,6 +24,7 @@ final class LeaseholdSettings {
       "commandTimeout", "leasehold.command-timeout",
       "contentionRetryAfter", "leasehold.contention-retry-after",
       "fenceMode", "leasehold.fence-mode",
+      "counterRetention", "leasehold.counter-retention",
       "replicaAcks", "leasehold.replica-ack.replicas",
       "replicaAckTimeout", "leasehold.replica-ack.timeout");
 
@@ -41,6 +42,7 @@ final class LeaseholdSettings {
     set(p.commandTimeout(), b::commandTimeout);
     set(p.contentionRetryAfter(), b::contentionRetryAfter);
     set(p.fenceMode(), b::fenceMode);
+    set(p.counterRetention(), b::counterRetention);
     set(p.releaseSignals(), b::releaseSignals);
     LeaseholdProperties.ReplicaAck ack = p.replicaAck();
     if (ack != null && (ack.replicas() != 0 || ack.timeout() != null)) {

@@ -49,6 +49,7 @@ class LeaseholdAutoConfigurationTests {
   void everyPropertyReachesTheInstance() {
     runner.withPropertyValues("leasehold.uri=" + uri(), "leasehold.namespace=billing", "leasehold.key-version=3",
         "leasehold.drift-budget=25ms", "leasehold.contention-retry-after=75ms", "leasehold.fence-mode=counter",
+        "leasehold.counter-retention=90s",
         "leasehold.replica-ack.replicas=1", "leasehold.replica-ack.timeout=40ms", "leasehold.release-signals=false")
         .run(context -> {
           assertThat(context).hasNotFailed().hasSingleBean(RedisLeases.class);
@@ -59,6 +60,7 @@ class LeaseholdAutoConfigurationTests {
           assertThat(config.driftBudget()).isEqualTo(Duration.ofMillis(25));
           assertThat(config.contentionRetryAfter()).isEqualTo(Duration.ofMillis(75));
           assertThat(config.fenceMode()).isEqualTo(FenceMode.COUNTER);
+          assertThat(config.counterRetention()).isEqualTo(Duration.ofSeconds(90));
           assertThat(config.replicaAcks()).isEqualTo(1);
           assertThat(config.replicaAckTimeout()).isEqualTo(Duration.ofMillis(40));
           assertThat(leases.releaseSignals()).isEmpty();
@@ -76,6 +78,7 @@ class LeaseholdAutoConfigurationTests {
       assertThat(config.driftBudget()).isEqualTo(RedisLeaseConfig.DEFAULT_DRIFT_BUDGET);
       assertThat(config.contentionRetryAfter()).isEqualTo(RedisLeaseConfig.DEFAULT_CONTENTION_RETRY_AFTER);
       assertThat(config.fenceMode()).isEqualTo(RedisLeaseConfig.DEFAULT_FENCE_MODE);
+      assertThat(config.counterRetention()).isEqualTo(RedisLeaseConfig.DEFAULT_COUNTER_RETENTION);
       assertThat(config.replicaAcks()).isZero();
       assertThat(leases.releaseSignals()).isPresent();
     });

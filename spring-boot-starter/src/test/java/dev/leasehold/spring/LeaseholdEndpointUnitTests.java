@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 /** The endpoint properties become the URI the library connects with. */
 class LeaseholdEndpointUnitTests {
   private static LeaseholdProperties properties(String uri, boolean cluster, LeaseholdProperties.Sentinel sentinel) {
-    return new LeaseholdProperties(true, uri, cluster, sentinel, null, null, null, null, null, null,
+    return new LeaseholdProperties(true, uri, cluster, sentinel, null, null, null, null, null, null, null,
         new LeaseholdProperties.ReplicaAck(0, null), null);
   }
 

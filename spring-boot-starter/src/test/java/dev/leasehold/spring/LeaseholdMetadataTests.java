@@ -62,6 +62,7 @@ class LeaseholdMetadataTests {
     assertThat(duration(m, "leasehold.command-timeout")).isEqualTo(RedisLeases.DEFAULT_COMMAND_TIMEOUT);
     assertThat(duration(m, "leasehold.contention-retry-after")).isEqualTo(RedisLeaseConfig.DEFAULT_CONTENTION_RETRY_AFTER);
     assertThat(duration(m, "leasehold.replica-ack.timeout")).isEqualTo(RedisLeaseConfig.DEFAULT_REPLICA_ACK_TIMEOUT);
+    assertThat(duration(m, "leasehold.counter-retention")).isEqualTo(RedisLeaseConfig.DEFAULT_COUNTER_RETENTION);
     assertThat(m.get("leasehold.fence-mode").get("defaultValue"))
         .isEqualTo(RedisLeaseConfig.DEFAULT_FENCE_MODE.name().toLowerCase().replace('_', '-'));
     assertThat(m.get("leasehold.release-signals").get("defaultValue")).isEqualTo(RedisLeases.DEFAULT_RELEASE_SIGNALS);

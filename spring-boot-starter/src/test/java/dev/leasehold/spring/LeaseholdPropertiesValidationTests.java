@@ -30,6 +30,7 @@ class LeaseholdPropertiesValidationTests {
       leasehold.drift-budget=2m                                     | leasehold.drift-budget          | 0..1 min
       leasehold.contention-retry-after=0ms                          | leasehold.contention-retry-after | 1 ms..1 min
       leasehold.command-timeout=0s                                  | leasehold.command-timeout       | (0, 1 min]
+      leasehold.counter-retention=0ms                               | leasehold.counter-retention     | 1 ms..365 days
       leasehold.replica-ack.replicas=17                             | leasehold.replica-ack.replicas  | 0..16
       leasehold.replica-ack.replicas=-1                             | leasehold.replica-ack.replicas  | 0..16
       leasehold.replica-ack.replicas=1,leasehold.replica-ack.timeout=0ms | leasehold.replica-ack.timeout | at least 1 ms

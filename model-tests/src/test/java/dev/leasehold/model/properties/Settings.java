@@ -27,13 +27,14 @@ import java.util.stream.IntStream;
  */
 record Settings(Object[] values) {
   static final List<String> NAMES = List.of("gateway", "namespace", "keyVersion", "driftBudget",
-      "contentionRetryAfter", "fenceMode", "replicaAcks", "replicaAckTimeout", "monotonicNanos", "wallClock",
+      "contentionRetryAfter", "fenceMode", "counterRetention", "replicaAcks", "replicaAckTimeout", "monotonicNanos", "wallClock",
       "random", "sleeper");
   static final int COUNT = NAMES.size();
   /** Written as documented, not taken from LeaseKeys. */
   private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
   private static final Duration MINUTE = Duration.ofMinutes(1);
   private static final Duration TEN_S = Duration.ofSeconds(10);
+  private static final Duration YEAR = Duration.ofDays(365);
   /** Stands for the chain's own gateway, clocks, random and sleeper. */
   private static final Object WORLD = new Object();
   private static final List<List<Object>> CANDIDATES = List.of(
@@ -46,6 +47,8 @@ record Settings(Object[] values) {
       Arrays.asList(Duration.ofMillis(50), Duration.ofMillis(1), MINUTE, Duration.ofNanos(999_999), Duration.ZERO,
           MINUTE.plusNanos(1), Duration.ofMillis(-1), null),
       Arrays.asList(FenceMode.CLOCK_FLOOR, FenceMode.COUNTER, null),
+      Arrays.asList(Duration.ofMinutes(60), Duration.ofMillis(1), YEAR, Duration.ofNanos(999_999), Duration.ZERO,
+          YEAR.plusNanos(1), Duration.ofMillis(-1), null),
       Arrays.asList(0, 1, 16, 2, -1, 17),
       Arrays.asList(Duration.ofMillis(100), Duration.ofMillis(1), TEN_S, Duration.ZERO, Duration.ofNanos(999_999),
           TEN_S.plusNanos(1), Duration.ofNanos(-1), null),
@@ -80,9 +83,9 @@ record Settings(Object[] values) {
       Object v = CANDIDATES.get(i).get((int) args[i]);
       values[i] = v != WORLD ? v : switch (i) {
         case 0 -> w.gateway;
-        case 8 -> w.clock.monotonic();
-        case 9 -> w.clock.wall();
-        case 10 -> new SecureRandom();
+        case 9 -> w.clock.monotonic();
+        case 10 -> w.clock.wall();
+        case 11 -> new SecureRandom();
         default -> (RedisLeaseConfig.Sleeper) w::sleep;
       };
     }
@@ -93,10 +96,11 @@ record Settings(Object[] values) {
   private static boolean inRange(int setting, Object v) {
     return switch (setting) {
       case 1 -> v instanceof String s && NAMESPACE.matcher(s).matches();
-      case 2, 6 -> v instanceof Integer n && n >= (setting == 2 ? 1 : 0) && n <= (setting == 2 ? 999 : 16);
+      case 2, 7 -> v instanceof Integer n && n >= (setting == 2 ? 1 : 0) && n <= (setting == 2 ? 999 : 16);
       case 3 -> v instanceof Duration d && !d.isNegative() && d.compareTo(MINUTE) <= 0;
       case 4 -> v instanceof Duration d && d.toMillis() >= 1 && d.compareTo(MINUTE) <= 0;
-      case 7 -> v instanceof Duration d && !d.isNegative() && d.compareTo(TEN_S) <= 0;
+      case 6 -> v instanceof Duration d && d.toMillis() >= 1 && d.compareTo(YEAR) <= 0;
+      case 8 -> v instanceof Duration d && !d.isNegative() && d.compareTo(TEN_S) <= 0;
       default -> v != null;
     };
   }
@@ -106,7 +110,7 @@ record Settings(Object[] values) {
     for (int i = 0; i < COUNT; i++) {
       boolean ok = inRange(i, values[i])
           // WAIT takes whole ms and WAIT n 0 blocks for ever: at least 1 ms when replicas are asked for.
-          && (i != 7 || replicaAcks() == 0 || replicaAckTimeout().toMillis() >= 1);
+          && (i != 8 || replicaAcks() == 0 || replicaAckTimeout().toMillis() >= 1);
       if (!ok) {
         return NAMES.get(i);
       }
@@ -116,8 +120,9 @@ record Settings(Object[] values) {
 
   RedisLeaseConfig record() {
     return new RedisLeaseConfig((LeaseGateway) values[0], (String) values[1], (Integer) values[2],
-        (Duration) values[3], (Duration) values[4], (FenceMode) values[5], (Integer) values[6], (Duration) values[7],
-        (LongSupplier) values[8], (Clock) values[9], (SecureRandom) values[10], (RedisLeaseConfig.Sleeper) values[11]);
+        (Duration) values[3], (Duration) values[4], (FenceMode) values[5], (Duration) values[6], (Integer) values[7],
+        (Duration) values[8], (LongSupplier) values[9], (Clock) values[10], (SecureRandom) values[11],
+        (RedisLeaseConfig.Sleeper) values[12]);
   }
 
   RedisLeaseAdapter viaBuilder() {
@@ -127,11 +132,12 @@ record Settings(Object[] values) {
         .driftBudget((Duration) values[3])
         .contentionRetryAfter((Duration) values[4])
         .fenceMode((FenceMode) values[5])
-        .replicaAck((Integer) values[6], (Duration) values[7])
-        .monotonicNanos((LongSupplier) values[8])
-        .wallClock((Clock) values[9])
-        .random((SecureRandom) values[10])
-        .sleeper((RedisLeaseConfig.Sleeper) values[11])
+        .counterRetention((Duration) values[6])
+        .replicaAck((Integer) values[7], (Duration) values[8])
+        .monotonicNanos((LongSupplier) values[9])
+        .wallClock((Clock) values[10])
+        .random((SecureRandom) values[11])
+        .sleeper((RedisLeaseConfig.Sleeper) values[12])
         .build();
   }
 
@@ -153,12 +159,17 @@ record Settings(Object[] values) {
     return (FenceMode) values[5];
   }
 
+  /** The counter's retention the scripts are sent, in ms: 0 unless CLOCK_FLOOR. */
+  long counterRetentionMillis() {
+    return fenceMode() == FenceMode.CLOCK_FLOOR ? ((Duration) values[6]).toMillis() : 0;
+  }
+
   int replicaAcks() {
-    return (Integer) values[6];
+    return (Integer) values[7];
   }
 
   Duration replicaAckTimeout() {
-    return (Duration) values[7];
+    return (Duration) values[8];
   }
 
   /** TTL candidate {@code index}: 0 an ordinary one, then null, zero, negative, and both sides of the drift and of the maximum. */

@@ -156,6 +156,12 @@ final class SettingsMachine implements StateMachine<SettingsWorld> {
         : Math.max(counter + 1, w.redis.serverMicros());
     check("TokenOfFenceMode", w.handle.fencingToken().getAsLong() == expected,
         w.settings.fenceMode() + " token " + w.handle.fencingToken() + ", expected " + expected);
+    // CLOCK_FLOOR: the counter outlives the key by the retention; COUNTER: it never expires.
+    long retention = w.settings.counterRetentionMillis();
+    long leaseTtl = (Long) w.redis.call("PTTL", w.settings.keys().lease());
+    Object counterTtl = w.redis.call("PTTL", w.settings.keys().fence());
+    check("CounterRetentionOfFenceMode", counterTtl.equals(retention == 0 ? -1L : leaseTtl + retention),
+        w.settings.fenceMode() + " counter PTTL " + counterTtl + " with the key's " + leaseTtl);
     return w.granted.name();
   }
 

@@ -136,7 +136,7 @@ public final class SeedLeaseAdapter implements DistributedLeasePort {
     Instant wallStart = wall();
     GatewayReply.Acquire reply;
     try {
-      reply = gateway.acquire(keys, attempt.ownership(), attempt.ownerToken(), ttlMs, mode);
+      reply = gateway.acquire(keys, attempt.ownership(), attempt.ownerToken(), ttlMs, mode, 0);
       if (late) {
         checkedTtl(request.leaseTtl()); // thrown after the script ran, caught below
       }

@@ -155,7 +155,7 @@ final class SeedLeaseHandle implements LeaseHandle {
     try {
       GatewayReply.Change change;
       try {
-        change = adapter.gateway().renew(adapter.keys(), attempt.ownership(), ttlMs);
+        change = adapter.gateway().renew(adapter.keys(), attempt.ownership(), ttlMs, 0);
         if (late) {
           adapter.checkedTtl(ttl); // the seed threw here, after the server had run the script
         }

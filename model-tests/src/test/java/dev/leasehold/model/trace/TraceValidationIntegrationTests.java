@@ -9,6 +9,7 @@ import dev.leasehold.model.properties.ModelSettings;
 import dev.leasehold.model.seed.SeedDefect;
 import dev.leasehold.model.seed.SeedLeaseAdapter;
 import dev.leasehold.redis.FenceMode;
+import dev.leasehold.redis.RedisLeaseConfig;
 import dev.leasehold.testkit.fault.RealBackend;
 import dev.leasehold.testkit.fault.SimBackend;
 import dev.leasehold.testkit.lease.LeaseMachine;
@@ -105,6 +106,8 @@ class TraceValidationIntegrationTests {
     final boolean real;
     /** The spec's Drift: the adapter's 10 ms in ticks. */
     final int driftTicks;
+    /** The spec's Retention: the adapter's default counter retention in ticks. */
+    final long retentionTicks;
 
     Checked(FenceMode mode, boolean waits, int replicas, boolean concurrent) {
       this.mode = mode;
@@ -119,6 +122,7 @@ class TraceValidationIntegrationTests {
       this.originTicks = clock ? 1 : 0;
       this.real = name().equals("REAL_SERVER");
       this.driftTicks = real ? 10 : 1;
+      this.retentionTicks = RedisLeaseConfig.DEFAULT_COUNTER_RETENTION.toNanos() / (real ? 1_000_000 : TICK_NANOS);
     }
   }
 
@@ -216,7 +220,7 @@ class TraceValidationIntegrationTests {
       mutants.get(c).forEach(m -> all.add(m.trace()));
       TraceCheck.Result result = TraceCheck.check(TARGET.resolve("trace-validation/" + c), all,
           LeaseMachine.SPEC_OWNERS.stream().map(o -> o + 1).toList(), c.driftTicks, c.durability, c.tokensPerTick,
-          c.lanes);
+          c.retentionTicks, c.lanes);
       result.verdicts().forEach(v -> verdicts.put(v.trace().name(), v));
       results.put(c, result);
     }

@@ -167,13 +167,13 @@ public final class FaultyGateway implements LeaseGateway {
   }
 
   @Override
-  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-    return call("acquire", ownership, ttlMillis, () -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode), true);
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
+    return call("acquire", ownership, ttlMillis, () -> delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode, counterRetentionMillis), true);
   }
 
   @Override
-  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return call("renew", ownership, ttlMillis, () -> delegate.renew(keys, ownership, ttlMillis), true);
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+    return call("renew", ownership, ttlMillis, () -> delegate.renew(keys, ownership, ttlMillis, counterRetentionMillis), true);
   }
 
   @Override

@@ -51,13 +51,13 @@ public final class SimulatedGateway implements LeaseGateway {
   }
 
   @Override
-  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode) {
-    return ScriptCalls.acquireReply(array(run(ScriptCalls.acquire(keys, ownership, ownerToken, ttlMillis, mode))));
+  public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis, FenceMode mode, long counterRetentionMillis) {
+    return ScriptCalls.acquireReply(array(run(ScriptCalls.acquire(keys, ownership, ownerToken, ttlMillis, mode, counterRetentionMillis))));
   }
 
   @Override
-  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis) {
-    return ScriptCalls.changeReply(LeaseScript.RENEW, integer(run(ScriptCalls.renew(keys, ownership, ttlMillis))));
+  public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+    return ScriptCalls.changeReply(LeaseScript.RENEW, integer(run(ScriptCalls.renew(keys, ownership, ttlMillis, counterRetentionMillis))));
   }
 
   @Override

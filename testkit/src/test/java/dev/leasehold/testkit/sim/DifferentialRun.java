@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  *       checked exactly ({@code max(counter + 1, its micros)}), the real one's as
  *       {@code >= counter + 1} and {@code >= the wall clock's micros when the step began} (and no
  *       later than it ended). From then on the two counters differ by a known offset, which every
- *       later token and counter read is compared with; DEL or SET of the counter resets it to 0.
+ *       later token and counter read is compared with; DEL or SET of the counter, or no counter
+ *       left on either server (it expired), resets it to 0.
  *   <li>Errors are compared whole on Redis 7 (the same script text: the same SHA1 and lines). On
  *       6.2, by their Redis text without 7's {@code script: <sha>, on @user_script:N.} and 6.2's
  *       {@code Error running script (call to f_<sha>): @user_script:N:} wrappers, and the line N
@@ -194,6 +195,9 @@ final class DifferentialRun {
     for (int i = 0; i < reads.size(); i++) {
       compareRead(reads.get(i), simReads.get(i), realReads.get(i));
     }
+    if (simReads.get(4) == null && realReads.get(4) == null) {
+      offset = 0; // no counter on either (it expired, or was never written): the next token counts from 0 on both
+    }
     simFence = counter(simReads.get(4));
     realFence = counter(realReads.get(4));
     long nowMs = clock.trueNanos() / 1_000_000L;
@@ -208,12 +212,17 @@ final class DifferentialRun {
     String owner = ownership.substring(0, ownership.indexOf(':'));
     if (pick < 25) {
       FenceMode mode = random.nextBoolean() ? FenceMode.COUNTER : FenceMode.CLOCK_FLOOR;
-      return ScriptCalls.acquire(KEYS, ownership, owner, ttl, mode);
+      return ScriptCalls.acquire(KEYS, ownership, owner, ttl, mode, counterRetention());
     }
     if (pick < 40) {
-      return ScriptCalls.renew(KEYS, ownership, ttl);
+      return ScriptCalls.renew(KEYS, ownership, ttl, counterRetention());
     }
     return pick < 50 ? ScriptCalls.release(KEYS, ownership) : ScriptCalls.inspect(KEYS, ownership);
+  }
+
+  /** The counter's retention a call sends: 0 (no TTL, as COUNTER sends) or short enough to expire within a run. */
+  private long counterRetention() {
+    return random.nextBoolean() ? 0 : SCRIPT_TTLS[random.nextInt(SCRIPT_TTLS.length)];
   }
 
   private List<String> outside(int pick, String ownership) {

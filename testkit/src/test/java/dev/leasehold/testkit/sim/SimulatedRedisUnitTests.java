@@ -83,32 +83,32 @@ class SimulatedRedisUnitTests {
     String edited = renew.replace("if holder ~= ARGV[1] then\n  return -1\nend\n", "");
     assertNotEquals(renew, edited, "renew.lua no longer has the owner check this test removes");
 
-    assertInstanceOf(GatewayReply.Granted.class, gateway.acquire(KEYS, MINE, "owner-a", 1_000, FenceMode.COUNTER));
-    assertEquals(GatewayReply.Change.OTHER, gateway.renew(KEYS, FOREIGN, 60_000));
+    assertInstanceOf(GatewayReply.Granted.class, gateway.acquire(KEYS, MINE, "owner-a", 1_000, FenceMode.COUNTER, 0));
+    assertEquals(GatewayReply.Change.OTHER, gateway.renew(KEYS, FOREIGN, 60_000, 0));
     assertEquals(1_000L, redis.call("PTTL", KEYS.lease()));
 
     SimulatedGateway editedGateway = new SimulatedGateway(redis, Map.of(LeaseScript.RENEW, edited));
-    assertEquals(GatewayReply.Change.APPLIED, editedGateway.renew(KEYS, FOREIGN, 60_000));
+    assertEquals(GatewayReply.Change.APPLIED, editedGateway.renew(KEYS, FOREIGN, 60_000, 0));
     assertEquals(60_000L, redis.call("PTTL", KEYS.lease()));
     assertEquals(MINE, redis.entry(KEYS).value());
   }
 
   @Test
   void theGatewayDecodesWhatTheScriptsReply() {
-    GatewayReply.Granted granted = (GatewayReply.Granted) gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.COUNTER);
+    GatewayReply.Granted granted = (GatewayReply.Granted) gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.COUNTER, 0);
     assertEquals(new GatewayReply.Granted(1), granted);
     advanceMs(100);
-    assertEquals(new GatewayReply.Replayed(1, 400), gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.COUNTER));
-    assertEquals(new GatewayReply.HeldByOther(400, true), gateway.acquire(KEYS, "owner-a:op-2", "owner-a", 500, FenceMode.COUNTER));
-    assertEquals(new GatewayReply.HeldByOther(400, false), gateway.acquire(KEYS, FOREIGN, "owner-b", 500, FenceMode.COUNTER));
+    assertEquals(new GatewayReply.Replayed(1, 400), gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.COUNTER, 0));
+    assertEquals(new GatewayReply.HeldByOther(400, true), gateway.acquire(KEYS, "owner-a:op-2", "owner-a", 500, FenceMode.COUNTER, 0));
+    assertEquals(new GatewayReply.HeldByOther(400, false), gateway.acquire(KEYS, FOREIGN, "owner-b", 500, FenceMode.COUNTER, 0));
     assertEquals(new GatewayReply.Occupied(true, 400, 1), gateway.inspect(KEYS, MINE));
     assertEquals(new GatewayReply.Occupied(false, 400, 1), gateway.inspect(KEYS, FOREIGN));
-    assertEquals(GatewayReply.Change.APPLIED, gateway.renew(KEYS, MINE, 900));
+    assertEquals(GatewayReply.Change.APPLIED, gateway.renew(KEYS, MINE, 900, 0));
     assertEquals(new SimulatedRedis.Entry(MINE, 100 + 900), redis.entry(KEYS));
     assertEquals(GatewayReply.Change.OTHER, gateway.release(KEYS, FOREIGN));
     assertEquals(GatewayReply.Change.APPLIED, gateway.release(KEYS, MINE));
     assertEquals(GatewayReply.Change.ABSENT, gateway.release(KEYS, MINE));
-    assertEquals(GatewayReply.Change.ABSENT, gateway.renew(KEYS, MINE, 900));
+    assertEquals(GatewayReply.Change.ABSENT, gateway.renew(KEYS, MINE, 900, 0));
     assertEquals(new GatewayReply.Vacant(), gateway.inspect(KEYS, MINE));
     assertEquals(List.of(1L), redis.grantLog());
   }
@@ -119,7 +119,7 @@ class SimulatedRedisUnitTests {
     advanceMs(7);
     long micros = redis.serverMicros();
     assertTrue(micros > 1L << 50);
-    GatewayReply.Granted granted = (GatewayReply.Granted) gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.CLOCK_FLOOR);
+    GatewayReply.Granted granted = (GatewayReply.Granted) gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.CLOCK_FLOOR, 60_000);
     assertEquals(micros, granted.fencingToken());
     assertEquals(Long.toString(micros), redis.call("GET", KEYS.fence()));
     assertEquals(micros, redis.counter(KEYS));
@@ -128,7 +128,7 @@ class SimulatedRedisUnitTests {
     // A counter already past the clock: the counter plus one wins.
     redis.call("SET", KEYS.fence(), Long.toString(micros + 1_000_000));
     redis.call("DEL", KEYS.lease());
-    assertEquals(micros + 1_000_001, ((GatewayReply.Granted) gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.CLOCK_FLOOR)).fencingToken());
+    assertEquals(micros + 1_000_001, ((GatewayReply.Granted) gateway.acquire(KEYS, MINE, "owner-a", 500, FenceMode.CLOCK_FLOOR, 60_000)).fencingToken());
     assertEquals(List.of(micros, micros + 1_000_001), redis.grantLog());
   }
 
@@ -176,8 +176,8 @@ class SimulatedRedisUnitTests {
     assertEquals(1L, eval("local ok, e = pcall(redis.call, 'GET', KEYS[1]); return (not ok) and e.err ~= nil", "k"));
     // The scripts treat a non-string key as another value and leave it be.
     assertEquals(new GatewayReply.HeldByOther(-1, false), gateway.acquire(new LeaseKeys("k", "k:fence"), MINE, "owner-a", 100,
-        FenceMode.COUNTER));
-    assertEquals(GatewayReply.Change.OTHER, gateway.renew(new LeaseKeys("k", "k:fence"), MINE, 100));
+        FenceMode.COUNTER, 0));
+    assertEquals(GatewayReply.Change.OTHER, gateway.renew(new LeaseKeys("k", "k:fence"), MINE, 100, 0));
     assertEquals(GatewayReply.Change.OTHER, gateway.release(new LeaseKeys("k", "k:fence"), MINE));
     // A hash where the counter should be: INSPECT's GET fails, and the gateway says so as lettuce's would.
     redis.call("SET", "j", MINE, "PX", "100");
@@ -233,7 +233,7 @@ class SimulatedRedisUnitTests {
         .startsWith("ERR Write commands are not allowed from read-only scripts."));
     String acquire = redis.scriptLoad(LeaseScript.ACQUIRE.source(true));
     assertEquals("ERR Can not run script with write flag on readonly command",
-        assertThrows(RedisError.class, () -> redis.call("EVALSHA_RO", acquire, "2", "a", "b", "o:1", "o:", "10", "counter"))
+        assertThrows(RedisError.class, () -> redis.call("EVALSHA_RO", acquire, "2", "a", "b", "o:1", "o:", "10", "counter", "0"))
             .getMessage());
     assertEquals("ERR Unexpected engine in script shebang",
         assertThrows(RedisError.class, () -> redis.scriptLoad("#!python\nreturn 1")).getMessage());
