@@ -140,8 +140,8 @@ final class ScriptCost {
         new Variant("RELEASE", "the script as shipped, on its own value", "evalsha", true,
             (r, k, v) -> r.evalsha(release, ScriptOutputType.INTEGER, new String[] {k}, v), 1L),
         new Variant("RENEW", "the script as shipped, on its own value", "evalsha", true,
-            (r, k, v) -> r.evalsha(renew, ScriptOutputType.INTEGER, new String[] {k, k + ":fence"}, v, TTL_MS,
-                retention("clock")), 1L));
+            (r, k, v) -> r.evalsha(renew, ScriptOutputType.MULTI, new String[] {k, k + ":fence"}, retention("clock"), v,
+                TTL_MS), List.of(1L)));
   }
 
   private static CallMaker acquire(String sha, String mode) {

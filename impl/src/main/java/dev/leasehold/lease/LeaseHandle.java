@@ -3,6 +3,8 @@ package dev.leasehold.lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A lease this process acquired (or replayed). Its budget is local: measured on a monotonic clock
@@ -37,6 +39,19 @@ public interface LeaseHandle extends AutoCloseable {
    *     whole milliseconds sent are not above the drift budget
    */
   RenewOutcome renew(Duration ttl);
+
+  /**
+   * {@link #renew(Duration)} without waiting for the reply: the stage completes with the outcome
+   * {@code renew} would have returned. A handle that can sends the request and returns at once
+   * (the watchdog renews this way, so that no renewal waits for another's reply); while another
+   * renew or release of the handle is in flight it may send nothing and complete with
+   * {@code Unavailable}. By default it runs {@code renew} on the calling thread.
+   *
+   * @throws IllegalArgumentException before any I/O, as {@link #renew(Duration)} throws it
+   */
+  default CompletionStage<RenewOutcome> renewAsync(Duration ttl) {
+    return CompletableFuture.completedFuture(renew(ttl));
+  }
 
   /**
    * Judges {@code ttl} as {@link #renew(Duration)} would, and sends nothing: a watchdog checks its

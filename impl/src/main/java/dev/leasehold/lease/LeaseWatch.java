@@ -3,10 +3,10 @@ package dev.leasehold.lease;
 import dev.leasehold.lease.LeaseWatchdog.LeaseLoss;
 import dev.leasehold.lease.LeaseWatchdog.LossListener;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -15,18 +15,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One {@link LeaseWatchdog} registration: renews one handle on the executor, one tick at a time,
- * until the handle is released, lost or unknown, the deadline passes or it is cancelled (see
- * {@link LeaseWatchdog} for what each ending means).
+ * One {@link LeaseWatchdog} registration: renews one handle whenever the watchdog's
+ * {@link RenewalQueue} says it is due, without waiting for the reply, and judges the reply on the
+ * watchdog's executor, until the handle is released, lost or unknown, the deadline passes or it is
+ * cancelled (see {@link LeaseWatchdog} for what each ending means).
  *
- * <p>This class is threadsafe: a tick and {@link #cancel()} may race, and {@link #end()} lets
- * exactly one of them end the registration.
+ * <p>This class is threadsafe: a renewal's judgement and {@link #cancel()} may race, and
+ * {@link #end()} lets exactly one of them end the registration.
  */
-final class LeaseWatch implements LeaseWatchdog.Registration, Runnable {
+final class LeaseWatch implements LeaseWatchdog.Registration {
   // The watchdog's logger, so that one logger setting still covers everything the watchdog says.
   private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
 
-  private final ScheduledExecutorService executor;
+  private final RenewalQueue queue;
+  private final Executor executor;
   private final LongSupplier monotonicNanos;
   private final Consumer<LeaseWatch> onEnd;
   private final LeaseHandle handle;
@@ -35,14 +37,16 @@ final class LeaseWatch implements LeaseWatchdog.Registration, Runnable {
   private final LossListener listener;
   private final AtomicBoolean done = new AtomicBoolean();
   private final AtomicLong renewals = new AtomicLong();
-  private volatile ScheduledFuture<?> next;
+  /** Which of this watch's queued renewals is current; read and written under the queue's lock. */
+  long generation;
 
   /**
    * @param stopAt the deadline on {@code monotonicNanos}, or null for none
    * @param onEnd told once, by whoever ends the registration
    */
-  LeaseWatch(ScheduledExecutorService executor, LongSupplier monotonicNanos, Consumer<LeaseWatch> onEnd,
+  LeaseWatch(RenewalQueue queue, Executor executor, LongSupplier monotonicNanos, Consumer<LeaseWatch> onEnd,
       LeaseHandle handle, Duration ttl, Long stopAt, LossListener listener) {
+    this.queue = queue;
     this.executor = executor;
     this.monotonicNanos = monotonicNanos;
     this.onEnd = onEnd;
@@ -52,64 +56,92 @@ final class LeaseWatch implements LeaseWatchdog.Registration, Runnable {
     this.listener = listener;
   }
 
-  /** Apart from the constructor, so that the watchdog lists this watch as live before a tick can end it. */
+  /** Apart from the constructor, so that the watchdog lists this watch as live before a renewal can end it. */
   void start() {
     schedule(RenewCadence.regular(ttl, handle.remainingValidity()));
   }
 
+  /**
+   * Due in {@code delayNanos} at the latest (never past the caller's deadline). It may go up to a
+   * quarter of that earlier, with others' renewals: renewing early is always safe, and it lets
+   * the renewals of many leases share round trips.
+   */
   private void schedule(long delayNanos) {
     if (done.get()) {
       return;
     }
+    long now = monotonicNanos.getAsLong();
     long delay = delayNanos;
     if (stopAt != null) {
-      delay = Math.max(0, Math.min(delay, stopAt - monotonicNanos.getAsLong()));
+      delay = Math.max(0, Math.min(delay, stopAt - now));
     }
-    try {
-      next = executor.schedule(this, delay, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
+    if (!queue.add(this, now + delay, now + delay - Math.min(delay / 4, RenewalQueue.MAX_EARLY_NANOS))) {
       // The executor is shutting down: nothing will renew this lease any more.
       log.debug("watchdog executor refused a renewal of {}", handle);
       end();
-      return;
-    }
-    if (done.get()) {
-      next.cancel(false);
     }
   }
 
-  @Override
-  public void run() {
+  /** The renewal is due: sends it, on the queue's thread, and judges its reply on the executor. */
+  void renewNow() {
+    if (done.get()) {
+      return;
+    }
     try {
-      tick();
+      if (stopAt != null && monotonicNanos.getAsLong() - stopAt >= 0) {
+        log.debug("watchdog deadline reached for {}; renewals stop", handle);
+        end();
+        return;
+      }
+      LeaseState before = handle.state();
+      if (before == LeaseState.RELEASED) {
+        end();
+        return;
+      }
+      if (before == LeaseState.LOST) {
+        report(before, "local validity ran out before the renewal");
+        return;
+      }
+      // UNKNOWN may be the application's release in flight: a handle whose request is in flight
+      // sends nothing (Unavailable, retried below), and the next renewal answers from what it left.
+      CompletableFuture<RenewOutcome> renewal = handle.renewAsync(ttl).toCompletableFuture();
+      if (renewal.isDone()) {
+        // Answered already (a handle that renews on the calling thread): judged here, on the
+        // executor, as if the reply had come back to it.
+        renewal.whenComplete(this::judge);
+      } else {
+        renewal.whenCompleteAsync(this::judge, executor);
+      }
+    } catch (RejectedExecutionException e) {
+      log.debug("watchdog executor refused the judgement of a renewal of {}", handle);
+      end();
     } catch (RuntimeException e) {
-      // A handle must not throw, but a bug in one must not stop the others: try again soon.
-      log.warn("renewing {} failed unexpectedly; retrying", handle, e);
-      schedule(RenewCadence.retry(ttl, handle.remainingValidity(), null));
+      unexpected(e);
     }
   }
 
-  private void tick() {
+  private void judge(RenewOutcome outcome, Throwable failure) {
+    if (failure != null) {
+      unexpected(failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
+      return;
+    }
     if (done.get()) {
       return;
     }
-    if (stopAt != null && monotonicNanos.getAsLong() - stopAt >= 0) {
-      log.debug("watchdog deadline reached for {}; renewals stop", handle);
-      end();
-      return;
+    try {
+      judge(outcome);
+    } catch (RuntimeException e) {
+      unexpected(e);
     }
-    LeaseState before = handle.state();
-    if (before == LeaseState.RELEASED) {
-      end();
-      return;
-    }
-    if (before == LeaseState.LOST) {
-      report(before, "local validity ran out before the renewal");
-      return;
-    }
-    // UNKNOWN may be the application's release in flight: renew waits for it and answers from
-    // what it left (RELEASED ends quietly; a pending release gives NotActive(UNKNOWN), reported).
-    RenewOutcome outcome = handle.renew(ttl);
+  }
+
+  /** A handle must not throw, but a bug in one must not stop the others: try again soon. */
+  private void unexpected(Throwable e) {
+    log.warn("renewing {} failed unexpectedly; retrying", handle, e);
+    schedule(RenewCadence.retry(ttl, handle.remainingValidity(), null));
+  }
+
+  private void judge(RenewOutcome outcome) {
     if (outcome instanceof RenewOutcome.Renewed r) {
       renewals.incrementAndGet();
       log.debug("renewed {}, valid for {}", handle, r.validity());
@@ -168,12 +200,8 @@ final class LeaseWatch implements LeaseWatchdog.Registration, Runnable {
 
   @Override
   public void cancel() {
-    if (end()) {
-      ScheduledFuture<?> pending = next;
-      if (pending != null) {
-        pending.cancel(false);
-      }
-    }
+    // The queue drops an ended watch when it comes due; nothing else holds it.
+    end();
   }
 
   @Override

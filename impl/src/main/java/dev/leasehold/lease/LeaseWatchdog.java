@@ -26,15 +26,23 @@ import java.util.function.LongSupplier;
  *       and the registration ends. An {@code UNKNOWN} lease might still be held, but nothing may
  *       rely on it, so it is reported, not retried. A handle that merely reads {@code UNKNOWN}
  *       when a renewal is due (another thread's release in flight, or another thread's renew
- *       unanswered) is renewed as usual: the handle's renew waits for its request in flight and
- *       answers from what that left ({@code RELEASED} ends quietly).</li>
+ *       unanswered) is renewed as usual: a renewal that could not be sent while another request of
+ *       the handle was in flight is tried again soon, and answers from what that request left
+ *       ({@code RELEASED} ends quietly).</li>
  * </ul>
  *
- * <p>Renewals run on an injected {@link ScheduledExecutorService} (which {@link #close()} never
- * shuts down) or on this watchdog's own single daemon thread, named {@code leasehold-watchdog-N},
- * which {@link #close()} stops. With the single thread a slow renew (up to the command timeout)
- * delays the others; inject a larger pool for many leases with short TTLs. At most
- * {@link #DEFAULT_MAX_REGISTRATIONS} registrations are live at once.
+ * <p>Every watched lease's next renewal waits in one queue ordered by when it is due, with one
+ * task scheduled for the earliest. When that task runs it sends every renewal that is due, and
+ * with them every one due within a quarter of its interval (at most 1 s): renewing early is always
+ * safe, and a burst of renewals is what a gateway can send in one round trip (the Redis adapter
+ * sends up to 100 leases per RENEW call); leases renewed together come due together again. A
+ * renewal is sent with {@link LeaseHandle#renewAsync}, so no renewal waits for another's reply: a
+ * server that stops answering delays only the leases it holds. Replies are judged, and the
+ * {@link LossListener} called, on an injected {@link ScheduledExecutorService} (which
+ * {@link #close()} never shuts down) or on this watchdog's own single daemon thread, named
+ * {@code leasehold-watchdog-N}, which {@link #close()} stops. A handle whose renew blocks (the
+ * default {@code renewAsync}) renews on that thread, one after another. At most
+ * {@link #DEFAULT_MAX_REGISTRATIONS} registrations are live at once, unless the builder sets more.
  *
  * <p>This class is threadsafe.
  */
@@ -47,7 +55,7 @@ public final class LeaseWatchdog implements AutoCloseable {
   public static final int DEFAULT_RENEW_DIVISOR = 3;
   /** The shortest pause between two renewals of one handle: 5 ms. */
   public static final Duration DEFAULT_MIN_INTERVAL = Duration.ofMillis(5);
-  /** How long {@link #close()} waits for a renewal in flight on the own thread: 5 s. */
+  /** How long {@link #close()} waits for a renewal being judged (or sent by a blocking handle) on the own thread: 5 s. */
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
   /** Told once that a watched lease became {@code LOST} or {@code UNKNOWN}. Runs on the watchdog thread. */
@@ -102,6 +110,7 @@ public final class LeaseWatchdog implements AutoCloseable {
   private final boolean ownsExecutor;
   private final int maxRegistrations;
   private final LongSupplier monotonicNanos;
+  private final RenewalQueue queue;
   private final Set<LeaseWatch> live = ConcurrentHashMap.newKeySet();
   private final AtomicInteger reserved = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -111,6 +120,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     this.executor = ownsExecutor ? ownExecutor() : builder.executor;
     this.maxRegistrations = builder.maxRegistrations;
     this.monotonicNanos = builder.monotonicNanos;
+    this.queue = new RenewalQueue(executor, monotonicNanos);
   }
 
   private static ScheduledExecutorService ownExecutor() {
@@ -166,7 +176,7 @@ public final class LeaseWatchdog implements AutoCloseable {
       throw new RegistrationRefusedException("the watchdog already watches " + maxRegistrations + " leases");
     }
     long now = monotonicNanos.getAsLong();
-    LeaseWatch watch = new LeaseWatch(executor, monotonicNanos, this::ended, handle, ttl,
+    LeaseWatch watch = new LeaseWatch(queue, executor, monotonicNanos, this::ended, handle, ttl,
         stopAfter == null ? null : now + stopAfter.toNanos(), listener);
     live.add(watch);
     watch.start();

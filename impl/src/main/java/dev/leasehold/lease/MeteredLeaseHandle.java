@@ -3,6 +3,7 @@ package dev.leasehold.lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A {@link LeaseHandle} decorator that meters {@link #renew} and {@link #release} through the
@@ -46,6 +47,11 @@ public final class MeteredLeaseHandle implements LeaseHandle {
   @Override
   public RenewOutcome renew(Duration ttl) {
     return meters.time("renew", () -> delegate.renew(ttl));
+  }
+
+  @Override
+  public CompletionStage<RenewOutcome> renewAsync(Duration ttl) {
+    return meters.timeAsync("renew", () -> delegate.renewAsync(ttl));
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
@@ -108,6 +109,16 @@ public final class MeteredLeasePort implements DistributedLeasePort {
     timer(operation).record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
     counter(operation, outcome.getClass().getSimpleName()).increment();
     return outcome;
+  }
+
+  /** As {@link #time}, for a call whose outcome arrives later: timed from now until it completes. */
+  <R> CompletionStage<R> timeAsync(String operation, Supplier<CompletionStage<R>> call) {
+    long start = System.nanoTime();
+    return call.get().thenApply(outcome -> {
+      timer(operation).record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+      counter(operation, outcome.getClass().getSimpleName()).increment();
+      return outcome;
+    });
   }
 
   private Timer timer(String operation) {

@@ -1,6 +1,7 @@
 package dev.leasehold.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The adapter's only view of Redis: the four scripts and WAIT. {@link LettuceLeaseGateway} runs
@@ -23,6 +24,21 @@ public interface LeaseGateway extends AutoCloseable {
    * {@code counterRetentionMillis > 0} the fencing counter's expiry follows, that much later.
    */
   GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis);
+
+  /**
+   * {@link #renew} without waiting for the reply: the future completes with the lease's change, or
+   * exceptionally with a {@link GatewayException}. A gateway may send it together with other
+   * renewals; each is still judged on its own element of the reply. By default it runs
+   * {@link #renew} on the calling thread.
+   */
+  default CompletableFuture<GatewayReply.Change> renewAsync(LeaseKeys keys, String ownership, long ttlMillis,
+      long counterRetentionMillis) {
+    try {
+      return CompletableFuture.completedFuture(renew(keys, ownership, ttlMillis, counterRetentionMillis));
+    } catch (GatewayException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /** RELEASE: delete the key if it holds {@code ownership}. */
   GatewayReply.Change release(LeaseKeys keys, String ownership);

@@ -6,15 +6,18 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -42,13 +45,21 @@ public final class LettuceLeaseGateway implements LeaseGateway {
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Redis 7+ runs shebang scripts, which are refused before running on READONLY, OOM and the like. */
   private final boolean shebang;
+  private final RenewBatcher batcher;
 
-  private LettuceLeaseGateway(RedisClusterCommands<String, String> commands,
-      Function<LeaseKeys, RedisClusterCommands<String, String>> waitOn, AutoCloseable owned) {
+  private LettuceLeaseGateway(RedisClusterCommands<String, String> commands, RedisClusterAsyncCommands<String, String> async,
+      boolean cluster, RenewBatcher.Linger linger, Function<LeaseKeys, RedisClusterCommands<String, String>> waitOn,
+      AutoCloseable owned) {
     this.commands = commands;
     this.waitOn = waitOn;
     this.owned = owned;
     this.shebang = majorVersion(commands) >= 7;
+    this.batcher = new RenewBatcher(async, shebang, cluster, linger);
+  }
+
+  /** Where a connection's renewal batches wait out their linger: its client's event executors. */
+  private static RenewBatcher.Linger linger(StatefulConnection<String, String> connection) {
+    return RenewBatcher.Linger.on(connection.getResources().eventExecutorGroup());
   }
 
   private static int majorVersion(RedisClusterCommands<String, String> commands) {
@@ -124,13 +135,20 @@ public final class LettuceLeaseGateway implements LeaseGateway {
 
   /** A gateway over {@code connection} whose close also closes {@code owned} (null: nothing). */
   static LettuceLeaseGateway owning(StatefulRedisConnection<String, String> connection, AutoCloseable owned) {
+    return owning(connection, owned, linger(connection));
+  }
+
+  /** As {@link #owning(StatefulRedisConnection, AutoCloseable)}, with the renewal batches' linger given. */
+  static LettuceLeaseGateway owning(StatefulRedisConnection<String, String> connection, AutoCloseable owned,
+      RenewBatcher.Linger linger) {
     RedisClusterCommands<String, String> commands = connection.sync();
-    return new LettuceLeaseGateway(commands, keys -> commands, owned);
+    return new LettuceLeaseGateway(commands, connection.async(), false, linger, keys -> commands, owned);
   }
 
   /** As {@link #owning(StatefulRedisConnection, AutoCloseable)}, for a cluster connection. */
   static LettuceLeaseGateway owning(StatefulRedisClusterConnection<String, String> connection, AutoCloseable owned) {
-    return new LettuceLeaseGateway(connection.sync(), keys -> slotPrimary(connection, keys), owned);
+    return new LettuceLeaseGateway(connection.sync(), connection.async(), true, linger(connection),
+        keys -> slotPrimary(connection, keys), owned);
   }
 
   /**
@@ -174,7 +192,20 @@ public final class LettuceLeaseGateway implements LeaseGateway {
 
   @Override
   public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
-    return ScriptCalls.changeReply(LeaseScript.RENEW, runScalar(ScriptCalls.renew(keys, ownership, ttlMillis, counterRetentionMillis)));
+    return ScriptCalls.renewReply(run(ScriptCalls.renew(keys, ownership, ttlMillis, counterRetentionMillis)), 1).get(0);
+  }
+
+  /**
+   * Sends the renewal with others queued within a millisecond, up to {@link RenewBatcher#MAX_BATCH}
+   * leases per RENEW call (in a Cluster, the leases of one slot), and returns at once.
+   */
+  @Override
+  public CompletableFuture<GatewayReply.Change> renewAsync(LeaseKeys keys, String ownership, long ttlMillis,
+      long counterRetentionMillis) {
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new GatewayException(GatewayException.Failure.NOT_SENT, "the gateway is closed"));
+    }
+    return batcher.renew(new ScriptCalls.Renewal(keys, ownership, ttlMillis), counterRetentionMillis);
   }
 
   @Override

@@ -11,7 +11,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
 import java.util.function.UnaryOperator;
 
 /**
@@ -41,7 +44,11 @@ public final class RedisLeaseHandle implements LeaseHandle {
   private final OptionalLong fencingToken;
   private final LeaseGuarantee guarantee;
   private final long driftNanos;
-  private final ReentrantLock requests = new ReentrantLock();
+  /**
+   * One renew or release in flight: a permit rather than a lock, since an asynchronous renew gives
+   * it back on the thread that reads its reply.
+   */
+  private final Semaphore requests = new Semaphore(1);
   private final AtomicReference<Belief> belief;
 
   RedisLeaseHandle(RedisLeaseConfig config, LeaseAttempt attempt, AttemptLedger ledger, LeaseKeys keys,
@@ -118,53 +125,117 @@ public final class RedisLeaseHandle implements LeaseHandle {
   public RenewOutcome renew(Duration ttl) {
     long ttlMs = config.ttlMillis("ttl", ttl);
     try {
-      requests.lockInterruptibly();
+      requests.acquire();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new RenewOutcome.Unavailable("interrupted before sending");
     }
     try {
-      AttemptLedger.Flight flight;
-      synchronized (ledger) {
-        // Checked and registered in one step under the monitor a grant of this pair holds while it
-        // supersedes this handle: the grant either sees this renew (and is capped by it) or has
-        // made this handle LOST, and then nothing is sent.
-        Belief before = current();
-        if (!before.state().isLive() || (before.state() == LeaseState.UNKNOWN && ledger.releaseMayDelete())) {
-          return new RenewOutcome.NotActive(before.state());
-        }
-        flight = ledger.beginRenew(ttlMs);
+      RenewSend send = beginRenew(ttlMs);
+      if (send.outcome() != null) {
+        return send.outcome();
       }
-      boolean ambiguous = false;
+      GatewayReply.Change change;
       try {
-        long start = now();
-        Instant wallStart = config.wallClock().instant();
-        update(b -> b.sending(new InFlight.Renew(start + Duration.ofMillis(ttlMs).toNanos() - driftNanos)));
-        GatewayReply.Change change;
-        try {
-          change = config.gateway().renew(keys, attempt.ownership(), ttlMs, config.counterRetentionMillis());
-        } catch (GatewayException e) {
-          ambiguous = !e.provablyNotApplied();
-          return renewFailed(e);
-        } catch (RuntimeException | Error e) {
-          // Not a classified failure (a bug, a reply we cannot read): it may have run, so keep only
-          // what an unanswered renew keeps before the caller sees the exception.
-          ambiguous = true;
-          renewUnanswered();
-          throw e;
-        }
-        return switch (change) {
-          case APPLIED -> renewed(flight, start, wallStart, ttlMs);
-          case ABSENT -> lost("lease absent: expired or deleted on the server");
-          case OTHER -> lost("lease held by another attempt");
-        };
-      } finally {
-        // Ended once the outcome is judged: until then this renew still caps the pair's other flights.
-        ledger.endRenew(flight, ambiguous);
-        update(b -> b.sending(InFlight.NONE));
+        change = config.gateway().renew(keys, attempt.ownership(), ttlMs, config.counterRetentionMillis());
+      } catch (RuntimeException | Error e) {
+        return endRenew(send, null, e);
       }
+      return endRenew(send, change, null);
     } finally {
-      requests.unlock();
+      requests.release();
+    }
+  }
+
+  /**
+   * Sends the renew and returns at once; the stage completes, on the thread that read the reply,
+   * with what {@link #renew} would have returned. With another renew or release of this handle in
+   * flight nothing is sent: {@code Unavailable}, the handle unchanged.
+   */
+  @Override
+  public CompletionStage<RenewOutcome> renewAsync(Duration ttl) {
+    long ttlMs = config.ttlMillis("ttl", ttl);
+    if (!requests.tryAcquire()) {
+      return CompletableFuture.completedFuture(
+          new RenewOutcome.Unavailable("another renew or release of this handle is in flight; not sent"));
+    }
+    RenewSend send;
+    try {
+      send = beginRenew(ttlMs);
+    } catch (RuntimeException | Error e) {
+      requests.release();
+      throw e;
+    }
+    if (send.outcome() != null) {
+      requests.release();
+      return CompletableFuture.completedFuture(send.outcome());
+    }
+    CompletableFuture<GatewayReply.Change> reply;
+    try {
+      reply = config.gateway().renewAsync(keys, attempt.ownership(), ttlMs, config.counterRetentionMillis());
+    } catch (RuntimeException | Error e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    return reply.handle((change, failure) -> {
+      try {
+        return endRenew(send, change, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
+      } finally {
+        requests.release();
+      }
+    });
+  }
+
+  /** A renew about to be sent ({@code outcome} null), or the outcome of one that is not sent. */
+  private record RenewSend(RenewOutcome outcome, AttemptLedger.Flight flight, long start, Instant wallStart, long ttlMs) {}
+
+  /** With the request permit held: checks the handle and registers the renew in the ledger and the belief. */
+  private RenewSend beginRenew(long ttlMs) {
+    AttemptLedger.Flight flight;
+    synchronized (ledger) {
+      // Checked and registered in one step under the monitor a grant of this pair holds while it
+      // supersedes this handle: the grant either sees this renew (and is capped by it) or has
+      // made this handle LOST, and then nothing is sent.
+      Belief before = current();
+      if (!before.state().isLive() || (before.state() == LeaseState.UNKNOWN && ledger.releaseMayDelete())) {
+        return new RenewSend(new RenewOutcome.NotActive(before.state()), null, 0, null, ttlMs);
+      }
+      flight = ledger.beginRenew(ttlMs);
+    }
+    long start = now();
+    Instant wallStart = config.wallClock().instant();
+    update(b -> b.sending(new InFlight.Renew(start + Duration.ofMillis(ttlMs).toNanos() - driftNanos)));
+    return new RenewSend(null, flight, start, wallStart, ttlMs);
+  }
+
+  /**
+   * Judges a sent renew by its reply ({@code change}) or its failure, then ends its flight: until
+   * then it still caps the pair's other flights. A failure that is not a classified gateway failure
+   * (a bug, a reply we cannot read) may have run, so only what an unanswered renew keeps is kept,
+   * and it is thrown on.
+   */
+  private RenewOutcome endRenew(RenewSend send, GatewayReply.Change change, Throwable failure) {
+    boolean ambiguous = false;
+    try {
+      if (failure instanceof GatewayException e) {
+        ambiguous = !e.provablyNotApplied();
+        return renewFailed(e);
+      }
+      if (failure != null) {
+        ambiguous = true;
+        renewUnanswered();
+        if (failure instanceof Error error) {
+          throw error;
+        }
+        throw failure instanceof RuntimeException r ? r : new IllegalStateException(failure);
+      }
+      return switch (change) {
+        case APPLIED -> renewed(send.flight(), send.start(), send.wallStart(), send.ttlMs());
+        case ABSENT -> lost("lease absent: expired or deleted on the server");
+        case OTHER -> lost("lease held by another attempt");
+      };
+    } finally {
+      ledger.endRenew(send.flight(), ambiguous);
+      update(b -> b.sending(InFlight.NONE));
     }
   }
 
@@ -206,7 +277,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
   @Override
   public ReleaseOutcome release() {
     // Not interruptible: release is cleanup, and a cancelled worker still has to give the lease back.
-    requests.lock();
+    requests.acquireUninterruptibly();
     try {
       synchronized (ledger) {
         // As in renew: a grant that supersedes this handle either sees this release or stops it here.
@@ -241,7 +312,7 @@ public final class RedisLeaseHandle implements LeaseHandle {
         update(b -> b.sending(InFlight.NONE));
       }
     } finally {
-      requests.unlock();
+      requests.release();
     }
   }
 

@@ -271,7 +271,10 @@ public final class RedisLeases implements AutoCloseable {
       return this;
     }
 
-    /** Renewals run here; never shut down by close. Defaults to the watchdog's own daemon thread. @return {@code this} */
+    /**
+     * Where the watchdog sends due renewals and judges their replies; never shut down by close.
+     * Defaults to the watchdog's own daemon thread. @return {@code this}
+     */
     public Builder watchdogExecutor(ScheduledExecutorService executor) {
       this.watchdogExecutor = Arguments.notNull("executor", executor);
       return this;

@@ -1,6 +1,7 @@
 package dev.leasehold.redis;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -26,7 +27,7 @@ public final class ScriptCalls {
 
     /** Whether the script answers with an array (read as lettuce's MULTI) rather than an integer. */
     public boolean arrayReply() {
-      return script == LeaseScript.ACQUIRE || script == LeaseScript.INSPECT;
+      return script != LeaseScript.RELEASE;
     }
 
     String[] keyArray() {
@@ -48,10 +49,30 @@ public final class ScriptCalls {
         List.of(ownership, ownerToken + ":", Long.toString(ttlMillis), mode.wire(), Long.toString(counterRetentionMillis)));
   }
 
-  /** RENEW: KEYS lease, fence; ARGV ownership, ttl ms, the counter's retention in ms (0: the counter is left alone). */
+  /** One lease's part of a RENEW call. */
+  public record Renewal(LeaseKeys keys, String ownership, long ttlMillis) {}
+
+  /** RENEW of one lease: {@link #renewAll} of one. */
   public static Call renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
-    return new Call(LeaseScript.RENEW, List.of(keys.lease(), keys.fence()),
-        List.of(ownership, Long.toString(ttlMillis), Long.toString(counterRetentionMillis)));
+    return renewAll(List.of(new Renewal(keys, ownership, ttlMillis)), counterRetentionMillis);
+  }
+
+  /**
+   * RENEW of several leases in one script run: KEYS each lease's key and counter; ARGV the
+   * counters' retention in ms (0: the counters are left alone), then each lease's ownership and ttl
+   * ms. In a Redis Cluster every lease of one call must be in one slot.
+   */
+  public static Call renewAll(List<Renewal> renewals, long counterRetentionMillis) {
+    List<String> keys = new ArrayList<>(2 * renewals.size());
+    List<String> args = new ArrayList<>(1 + 2 * renewals.size());
+    args.add(Long.toString(counterRetentionMillis));
+    for (Renewal r : renewals) {
+      keys.add(r.keys().lease());
+      keys.add(r.keys().fence());
+      args.add(r.ownership());
+      args.add(Long.toString(r.ttlMillis()));
+    }
+    return new Call(LeaseScript.RENEW, keys, args);
   }
 
   /** RELEASE: KEYS lease; ARGV ownership. */
@@ -84,7 +105,21 @@ public final class ScriptCalls {
     return new GatewayReply.Occupied(number(reply, 1) == 1, number(reply, 2), number(reply, 3));
   }
 
-  /** RENEW's or RELEASE's integer reply (null when the server answered nil): 1, 0 or -1. */
+  /** RENEW's array reply: 1, 0 or -1 for each lease of the call, in order. */
+  public static List<GatewayReply.Change> renewReply(List<Object> reply, int leases) {
+    if (reply == null || reply.size() != leases) {
+      // A reply we cannot read, after the script ran.
+      throw new GatewayException(GatewayException.Failure.AMBIGUOUS, "RENEW answered " + (reply == null ? "nil"
+          : reply.size() + " values for " + leases + " leases"));
+    }
+    List<GatewayReply.Change> changes = new ArrayList<>(leases);
+    for (int i = 0; i < leases; i++) {
+      changes.add(changeReply(LeaseScript.RENEW, reply.get(i) instanceof Long n ? n : null));
+    }
+    return changes;
+  }
+
+  /** RENEW's (one lease's) or RELEASE's integer reply (null when the server answered nil): 1, 0 or -1. */
   public static GatewayReply.Change changeReply(LeaseScript script, Long reply) {
     if (reply == null) {
       // Our scripts always return an integer; a nil reply is one we cannot read, after the script ran.

@@ -107,14 +107,19 @@ class AclIntegrationTests {
       assertInstanceOf(RenewOutcome.Renewed.class, handle.renew(Duration.ofSeconds(10)));
       // The wait loop: a waiter sleeps on the release channel and is woken by the release.
       LeaseAttempt waiterAttempt = waiters.newAttempt("waiter");
+      long firstSleeps = waiters.releaseSignals().orElseThrow().subscribedWakeups();
       Future<AcquireOutcome> waiter = pool.submit(() -> waiters.port().tryAcquire(
           new LeaseRequest(PURPOSE, digest, Duration.ofSeconds(20), Duration.ofSeconds(5), waiterAttempt)));
       String channel = keys(leases).releaseChannel();
-      RedisLeasesIntegrationTests.await(
-          () -> REDIS.commands().pubsubNumsub(channel).getOrDefault(channel, 0L) == 1, Duration.ofSeconds(5));
+      // Asleep on the channel for its second sleep, not merely subscribed: a waiter's first sleep ends
+      // when its subscription is acknowledged (it tries once more, and that try could win the release
+      // unsignalled), and it counts among the sleepers until then.
+      ReleaseSignals signals = waiters.releaseSignals().orElseThrow();
+      RedisLeasesIntegrationTests.await(() -> signals.subscribedWakeups() > firstSleeps && signals.sleepersOn(channel) == 1
+          && REDIS.commands().pubsubNumsub(channel).getOrDefault(channel, 0L) == 1, Duration.ofSeconds(5));
       assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
       LeaseHandle next = assertInstanceOf(AcquireOutcome.Acquired.class, waiter.get(10, TimeUnit.SECONDS)).handle();
-      assertEquals(1, waiters.releaseSignals().orElseThrow().signalledWakeups(), "woken by the release signal");
+      assertEquals(1, signals.signalledWakeups(), "woken by the release signal");
       assertInstanceOf(ReleaseOutcome.Released.class, next.release());
       // The watchdog renews across several TTLs, and withLease runs and releases.
       Duration ttl = Duration.ofMillis(300);

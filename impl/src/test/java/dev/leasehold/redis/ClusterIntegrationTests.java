@@ -160,7 +160,11 @@ class ClusterIntegrationTests {
             new LeaseRequest(PURPOSE, digest, Duration.ofSeconds(20), Duration.ofSeconds(5), attempt))));
       }
       ReleaseSignals signals = waiters.releaseSignals().orElseThrow();
-      RedisLeasesIntegrationTests.await(() -> signals.activeChannels() == 3 && subscribers(waiters, digests) == 3,
+      // Each waiter asleep on its channel for its second sleep, not merely subscribed: a first sleep
+      // ends when the subscription is acknowledged (the waiter tries once more, and that try could win
+      // the release unsignalled), and it counts among the sleepers until then.
+      RedisLeasesIntegrationTests.await(() -> signals.subscribedWakeups() >= 3 && digests.stream().allMatch(d ->
+          signals.sleepersOn(waiters.keys(PURPOSE, d).releaseChannel()) == 1) && subscribers(waiters, digests) == 3,
           Duration.ofSeconds(5));
       // The subscriptions live on the waiters' one pub/sub node; the releases run on the slots' primaries.
       long crossing = digests.stream().filter(d -> subscribersOn(cluster().primaryOf(slot(holders, d)), waiters, d) == 0)
@@ -371,13 +375,18 @@ class ClusterIntegrationTests {
       ExecutorService pool = Executors.newSingleThreadExecutor();
       try {
         LeaseAttempt waiter = leases.newAttempt("waiter");
+        long firstSleeps = leases.releaseSignals().orElseThrow().subscribedWakeups();
         Future<AcquireOutcome> waiting = pool.submit(() -> leases.port().tryAcquire(
             new LeaseRequest(PURPOSE, digest, Duration.ofSeconds(20), Duration.ofSeconds(5), waiter)));
-        RedisLeasesIntegrationTests.await(() -> subscribers(leases, List.of(digest)) == 1, Duration.ofSeconds(5));
+        // Asleep on the channel for its second sleep, not merely subscribed (see above).
+        ReleaseSignals signals = leases.releaseSignals().orElseThrow();
+        RedisLeasesIntegrationTests.await(() -> signals.subscribedWakeups() > firstSleeps
+            && signals.sleepersOn(leases.keys(PURPOSE, digest).releaseChannel()) == 1
+            && subscribers(leases, List.of(digest)) == 1, Duration.ofSeconds(5));
         assertInstanceOf(ReleaseOutcome.Released.class, holder.release());
         assertInstanceOf(ReleaseOutcome.Released.class, assertInstanceOf(AcquireOutcome.Acquired.class,
             waiting.get(10, TimeUnit.SECONDS)).handle().release());
-        assertEquals(1, leases.releaseSignals().orElseThrow().signalledWakeups(), "woken by the release signal");
+        assertEquals(1, signals.signalledWakeups(), "woken by the release signal");
       } finally {
         pool.shutdownNow();
       }

@@ -21,10 +21,26 @@ class ScriptCallsUnitTests {
     assertTrue(acquire.arrayReply());
     ScriptCalls.Call renew = ScriptCalls.renew(KEYS, "tok:op", 200, 60_000);
     assertEquals(List.of(KEYS.lease(), KEYS.fence()), renew.keys());
-    assertEquals(List.of("tok:op", "200", "60000"), renew.args());
-    assertFalse(renew.arrayReply());
+    assertEquals(List.of("60000", "tok:op", "200"), renew.args());
+    assertTrue(renew.arrayReply());
+    LeaseKeys other = new LeaseKeys("ns:lease:v1:{p:e}", "ns:lease:v1:{p:e}:fence");
+    ScriptCalls.Call both = ScriptCalls.renewAll(List.of(new ScriptCalls.Renewal(KEYS, "tok:op", 200),
+        new ScriptCalls.Renewal(other, "tok:op2", 300)), 0);
+    assertEquals(List.of(KEYS.lease(), KEYS.fence(), other.lease(), other.fence()), both.keys());
+    assertEquals(List.of("0", "tok:op", "200", "tok:op2", "300"), both.args());
+    assertFalse(ScriptCalls.release(KEYS, "tok:op").arrayReply());
     assertEquals(List.of(KEYS.lease()), ScriptCalls.release(KEYS, "tok:op").keys());
     assertEquals(LeaseScript.INSPECT, ScriptCalls.inspect(KEYS, "tok:op").script());
+  }
+
+  @Test
+  void aRenewReplyHasOneChangePerLease_orItIsUnreadable() {
+    assertEquals(List.of(GatewayReply.Change.APPLIED, GatewayReply.Change.ABSENT, GatewayReply.Change.OTHER),
+        ScriptCalls.renewReply(List.of(1L, 0L, -1L), 3));
+    GatewayException shortReply = assertThrows(GatewayException.class, () -> ScriptCalls.renewReply(List.of(1L), 2));
+    assertEquals(GatewayException.Failure.AMBIGUOUS, shortReply.failure());
+    assertEquals(GatewayException.Failure.AMBIGUOUS,
+        assertThrows(GatewayException.class, () -> ScriptCalls.renewReply(null, 1)).failure());
   }
 
   @Test

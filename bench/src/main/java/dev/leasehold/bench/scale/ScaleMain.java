@@ -21,18 +21,20 @@ import java.util.List;
 public final class ScaleMain {
   /** The sizes and windows of one run. */
   record Plan(List<Integer> waiters, Duration handoffWarmup, Duration handoffMeasure, List<Integer> leases,
-      Duration heldTtl, List<Integer> perThread, Duration spreadWarmup, Duration spreadMeasure) {
+      Duration heldTtl, List<Integer> perThread, Duration spreadWarmup, Duration spreadMeasure, int stalledLeases,
+      Duration stalledTtl, Duration stall) {
     /** The run the report is made of. */
     static Plan full() {
       return new Plan(List.of(1, 10, 100, 1_000), Duration.ofSeconds(3), Duration.ofSeconds(5),
-          List.of(10, 100, 1_000, 10_000), Duration.ofSeconds(30), List.of(1, 100, 10_000), Duration.ofSeconds(3),
-          Duration.ofSeconds(5));
+          List.of(10, 100, 1_000, 10_000, 100_000), Duration.ofSeconds(30), List.of(1, 100, 10_000), Duration.ofSeconds(3),
+          Duration.ofSeconds(5), 1_000, Duration.ofSeconds(3), Duration.ofSeconds(5));
     }
 
     /** A smoke run of every code path in well under a minute. */
     static Plan quick() {
       return new Plan(List.of(1, 10), Duration.ofMillis(500), Duration.ofSeconds(1), List.of(10, 100),
-          Duration.ofSeconds(3), List.of(1, 100), Duration.ofMillis(500), Duration.ofSeconds(1));
+          Duration.ofSeconds(3), List.of(1, 100), Duration.ofMillis(500), Duration.ofSeconds(1), 30, Duration.ofSeconds(3),
+          Duration.ofSeconds(4));
     }
   }
 
@@ -75,7 +77,9 @@ public final class ScaleMain {
         }
       }
     }
-    try (RedisCluster cluster = RedisCluster.start("scale");
+    StalledPrimaryScale.Result stalled;
+    // A node timeout longer than the stall: the stopped primary is not failed over.
+    try (RedisCluster cluster = RedisCluster.start("scale", "--cluster-node-timeout", "60000");
         ServerMeter meter = new ServerMeter(cluster.uris())) {
       List<String> seeds = cluster.uris().stream().map(ScaleMain::address).toList();
       for (int perThread : plan.perThread()) {
@@ -84,8 +88,9 @@ public final class ScaleMain {
               plan.spreadMeasure())));
         }
       }
+      stalled = progress(StalledPrimaryScale.run(cluster, plan.stalledLeases(), plan.stalledTtl(), plan.stall()));
     }
-    ScaleReport.Run run = new ScaleReport.Run(handoffs, held, spread, loadBefore, load(),
+    ScaleReport.Run run = new ScaleReport.Run(handoffs, held, spread, stalled, loadBefore, load(),
         Duration.ofNanos(System.nanoTime() - start), version, Runtime.getRuntime().availableProcessors(), plan);
     Path report = ScaleReport.write(dir, run);
     System.out.println(Files.readString(report));

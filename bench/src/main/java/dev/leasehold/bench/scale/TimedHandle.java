@@ -8,13 +8,15 @@ import dev.leasehold.lease.RenewOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
  * A handle that tells how late each watchdog renewal came: the watchdog renews every
  * {@code ttl / 3} after the last renewal returned (or after the registration), so a renewal is due
- * then, and one that starts later was delayed by the watchdog's thread, its queue or the JVM.
+ * then (the watchdog may send it up to a quarter of that earlier, with others), and one that
+ * starts later was delayed by the watchdog's thread, its queue or the JVM.
  *
  * <p>This class is threadsafe as far as the handle it wraps is; the watchdog renews it from one
  * thread at a time.
@@ -42,6 +44,20 @@ final class TimedHandle implements LeaseHandle {
       renewals.incrementAndGet();
     }
     return outcome;
+  }
+
+  /** As {@link #renew}, timed from the send to the reply, without waiting for it. */
+  @Override
+  public CompletionStage<RenewOutcome> renewAsync(Duration ttl) {
+    long start = System.nanoTime();
+    lateness.accept(Math.max(0, start - (lastNanos + intervalNanos)));
+    return handle.renewAsync(ttl).thenApply(outcome -> {
+      lastNanos = System.nanoTime();
+      if (outcome instanceof RenewOutcome.Renewed) {
+        renewals.incrementAndGet();
+      }
+      return outcome;
+    });
   }
 
   long renewals() {

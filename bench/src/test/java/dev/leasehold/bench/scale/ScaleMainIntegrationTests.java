@@ -25,7 +25,7 @@ class ScaleMainIntegrationTests {
     ScaleMain.main(new String[] {"--size=quick", "--report=" + DIR});
     String report = Files.readString(DIR.resolve("scale-report.md"));
     // quick: waiters 1 and 10, leases 10 and 100, 1 and 100 resources per thread on two topologies;
-    // each size once per library
+    // each size once per library; 30 leases through a stalled primary (Leasehold only)
     List<List<String>> handoffs = rows(report, "Handoff");
     assertEquals(4, handoffs.size());
     handoffs.forEach(r -> assertTrue(number(r.get(2)) > 0, "no handoffs: " + r));
@@ -45,6 +45,10 @@ class ScaleMainIntegrationTests {
     // the quick size does not reach), two for spread.
     assertEquals(10, charts);
     assertFalse(report.contains("NaN"));
+    // The stalled primary: nothing reported for the healthy leases, each stopped one exactly once.
+    String stalled = Arrays.stream(report.split("\n## ")).filter(s -> s.startsWith("One stalled")).findFirst().orElseThrow();
+    assertTrue(stalled.contains("| other primaries: leases reported lost | 0.00 | met |"), stalled);
+    assertTrue(stalled.contains("| stopped primary: leases reported never or twice | 0.00 | met |"), stalled);
   }
 
   /** The cells of the rows of a section's tables that name a library. */

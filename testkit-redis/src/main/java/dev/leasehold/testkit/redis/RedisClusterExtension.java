@@ -17,16 +17,19 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class RedisClusterExtension implements BeforeAllCallback, AfterAllCallback {
   private final String name;
+  private final String[] extraArgs;
   private RedisCluster cluster;
 
-  public RedisClusterExtension(String name) {
+  /** A cluster of {@link RedisCluster#start}, each node started with {@code extraArgs} too. */
+  public RedisClusterExtension(String name, String... extraArgs) {
     this.name = name;
+    this.extraArgs = extraArgs.clone();
   }
 
   @Override
   public void beforeAll(ExtensionContext context) {
     if (cluster == null) {
-      cluster = RedisCluster.start(name);
+      cluster = RedisCluster.start(name, extraArgs);
     }
   }
 

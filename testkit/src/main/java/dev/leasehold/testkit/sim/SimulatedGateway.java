@@ -57,7 +57,7 @@ public final class SimulatedGateway implements LeaseGateway {
 
   @Override
   public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
-    return ScriptCalls.changeReply(LeaseScript.RENEW, integer(run(ScriptCalls.renew(keys, ownership, ttlMillis, counterRetentionMillis))));
+    return ScriptCalls.renewReply(array(run(ScriptCalls.renew(keys, ownership, ttlMillis, counterRetentionMillis))), 1).get(0);
   }
 
   @Override
