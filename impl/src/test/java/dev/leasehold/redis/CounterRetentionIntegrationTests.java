@@ -20,11 +20,11 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The fencing counter's retention on a real redis-server: under {@code CLOCK_FLOOR} a resource
@@ -37,24 +37,19 @@ class CounterRetentionIntegrationTests {
   static final Duration TTL = Duration.ofMillis(1_000);
   static final Duration RETENTION = Duration.ofMillis(500);
 
-  static RedisServerExtension redis;
+  @RegisterExtension
+  static final RedisServerExtension REDIS = new RedisServerExtension("retention-it");
   static RedisCommands<String, String> raw;
   LettuceLeaseGateway gateway;
 
   @BeforeAll
-  static void startServer() {
-    redis = RedisServerExtension.start("retention-it");
-    raw = redis.commands();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    redis.close();
+  static void connectRaw() {
+    raw = REDIS.commands();
   }
 
   @BeforeEach
   void connect() {
-    gateway = LettuceLeaseGateway.connect(redis.uri(), Duration.ofSeconds(2));
+    gateway = LettuceLeaseGateway.connect(REDIS.uri(), Duration.ofSeconds(2));
   }
 
   @AfterEach
