@@ -137,7 +137,7 @@ public class AcquireReleaseBenchmark {
       digest = BenchRedis.newDigest();
       rawKey = "bench:raw:" + digest;
       String lease = "bench-gateway:lease:v1:{" + BenchRedis.PURPOSE + ":" + digest + "}";
-      gatewayKeys = new LeaseKeys(lease, lease + ":fence");
+      gatewayKeys = new LeaseKeys(lease);
     }
 
     String nextOperationId() {

@@ -2,13 +2,13 @@ package dev.leasehold.lease;
 
 import dev.leasehold.lease.LeaseWatchdog.LeaseLoss;
 import dev.leasehold.lease.LeaseWatchdog.LossListener;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -17,8 +17,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One {@link LeaseWatchdog} registration: renews one handle whenever the watchdog's
  * {@link RenewalQueue} says it is due, without waiting for the reply, and judges the reply on the
- * watchdog's executor, until the handle is released, lost or unknown, the deadline passes or it is
- * cancelled (see {@link LeaseWatchdog} for what each ending means).
+ * thread that completes it (a gateway's I/O thread), until the handle is released, lost or
+ * unknown, the deadline passes or it is cancelled (see {@link LeaseWatchdog} for what each ending
+ * means). Judging is a few reads and one queue insert, so it runs where the reply lands rather than
+ * costing every renewal a hop to the executor; the {@link LossListener}, which is the
+ * application's code, is always called on the watchdog's executor.
  *
  * <p>This class is threadsafe: a renewal's judgement and {@link #cancel()} may race, and
  * {@link #end()} lets exactly one of them end the registration.
@@ -35,8 +38,23 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
   private final Duration ttl;
   private final Long stopAt;
   private final LossListener listener;
-  private final AtomicBoolean done = new AtomicBoolean();
-  private final AtomicLong renewals = new AtomicLong();
+  // Plain fields behind VarHandles rather than atomics: a watch is kept per held lease, and two
+  // atomic objects were a tenth of a watched lease's heap.
+  private static final VarHandle DONE;
+  private static final VarHandle RENEWALS;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      DONE = lookup.findVarHandle(LeaseWatch.class, "done", boolean.class);
+      RENEWALS = lookup.findVarHandle(LeaseWatch.class, "renewals", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private volatile boolean done;
+  private volatile long renewals;
   /** Which of this watch's queued renewals is current; read and written under the queue's lock. */
   long generation;
 
@@ -67,7 +85,7 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
    * the renewals of many leases share round trips.
    */
   private void schedule(long delayNanos) {
-    if (done.get()) {
+    if (done) {
       return;
     }
     long now = monotonicNanos.getAsLong();
@@ -82,9 +100,9 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
     }
   }
 
-  /** The renewal is due: sends it, on the queue's thread, and judges its reply on the executor. */
+  /** The renewal is due: sends it, on the queue's thread, and judges its reply where it completes. */
   void renewNow() {
-    if (done.get()) {
+    if (done) {
       return;
     }
     try {
@@ -99,37 +117,34 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
         return;
       }
       if (before == LeaseState.LOST) {
-        report(before, "local validity ran out before the renewal");
+        report(before, "local validity ran out before the renewal", true);
         return;
       }
       // UNKNOWN may be the application's release in flight: a handle whose request is in flight
       // sends nothing (Unavailable, retried below), and the next renewal answers from what it left.
       CompletableFuture<RenewOutcome> renewal = handle.renewAsync(ttl).toCompletableFuture();
       if (renewal.isDone()) {
-        // Answered already (a handle that renews on the calling thread): judged here, on the
-        // executor, as if the reply had come back to it.
-        renewal.whenComplete(this::judge);
+        // Answered already (a handle that renews on the calling thread): judged here, on the executor.
+        renewal.whenComplete((outcome, failure) -> judge(outcome, failure, true));
       } else {
-        renewal.whenCompleteAsync(this::judge, executor);
+        renewal.whenComplete((outcome, failure) -> judge(outcome, failure, false));
       }
-    } catch (RejectedExecutionException e) {
-      log.debug("watchdog executor refused the judgement of a renewal of {}", handle);
-      end();
     } catch (RuntimeException e) {
       unexpected(e);
     }
   }
 
-  private void judge(RenewOutcome outcome, Throwable failure) {
+  /** @param onExecutor whether this runs on the watchdog's executor, where a loss may be reported at once */
+  private void judge(RenewOutcome outcome, Throwable failure, boolean onExecutor) {
     if (failure != null) {
       unexpected(failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
       return;
     }
-    if (done.get()) {
+    if (done) {
       return;
     }
     try {
-      judge(outcome);
+      judge(outcome, onExecutor);
     } catch (RuntimeException e) {
       unexpected(e);
     }
@@ -141,25 +156,25 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
     schedule(RenewCadence.retry(ttl, handle.remainingValidity(), null));
   }
 
-  private void judge(RenewOutcome outcome) {
+  private void judge(RenewOutcome outcome, boolean onExecutor) {
     if (outcome instanceof RenewOutcome.Renewed r) {
-      renewals.incrementAndGet();
+      RENEWALS.getAndAdd(this, 1L);
       log.debug("renewed {}, valid for {}", handle, r.validity());
       schedule(RenewCadence.regular(ttl, r.validity()));
     } else if (outcome instanceof RenewOutcome.Lost l) {
-      report(LeaseState.LOST, l.reason());
+      report(LeaseState.LOST, l.reason(), onExecutor);
     } else if (outcome instanceof RenewOutcome.NotActive n) {
       if (n.state() == LeaseState.RELEASED) {
         end();
       } else {
-        report(n.state(), "lease not active: " + n.state());
+        report(n.state(), "lease not active: " + n.state(), onExecutor);
       }
     } else if (outcome instanceof RenewOutcome.Indeterminate i) {
       LeaseState now = handle.state();
       if (now == LeaseState.RELEASED) {
         end();
       } else {
-        report(now == LeaseState.ACTIVE ? LeaseState.UNKNOWN : now, "renewal unanswered: " + i.reason());
+        report(now == LeaseState.ACTIVE ? LeaseState.UNKNOWN : now, "renewal unanswered: " + i.reason(), onExecutor);
       }
     } else {
       // Unavailable or Overloaded: definitely not applied, the handle is unchanged. UNKNOWN here
@@ -172,18 +187,36 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
       } else if (now == LeaseState.RELEASED) {
         end();
       } else {
-        report(now, "renewals failed until the lease ran out: " + outcome);
+        report(now, "renewals failed until the lease ran out: " + outcome, onExecutor);
       }
     }
   }
 
-  private void report(LeaseState state, String reason) {
+  /**
+   * Ends the registration and tells the listener, on the executor: at once when this runs there,
+   * else (a reply judged on a gateway's I/O thread) by handing it the call.
+   */
+  private void report(LeaseState state, String reason, boolean onExecutor) {
     if (!end()) {
       return;
     }
     log.warn("lease {} is {}: {}", handle, state, reason);
+    LeaseLoss loss = new LeaseLoss(handle, state, reason);
+    if (onExecutor) {
+      tell(loss);
+      return;
+    }
     try {
-      listener.onLoss(new LeaseLoss(handle, state, reason));
+      executor.execute(() -> tell(loss));
+    } catch (RejectedExecutionException e) {
+      // Only a closing watchdog's own executor refuses, and close ends every registration without a callback.
+      log.debug("watchdog executor refused the loss report of {}", handle);
+    }
+  }
+
+  private void tell(LeaseLoss loss) {
+    try {
+      listener.onLoss(loss);
     } catch (RuntimeException e) {
       log.warn("loss listener for {} threw", handle, e);
     }
@@ -191,7 +224,7 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
 
   /** Ends the registration; true for the one caller that ended it. */
   private boolean end() {
-    if (!done.compareAndSet(false, true)) {
+    if (!DONE.compareAndSet(this, false, true)) {
       return false;
     }
     onEnd.accept(this);
@@ -206,11 +239,11 @@ final class LeaseWatch implements LeaseWatchdog.Registration {
 
   @Override
   public boolean isActive() {
-    return !done.get();
+    return !done;
   }
 
   @Override
   public long renewals() {
-    return renewals.get();
+    return renewals;
   }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -37,11 +38,12 @@ import java.util.function.LongSupplier;
  * safe, and a burst of renewals is what a gateway can send in one round trip (the Redis adapter
  * sends up to 100 leases per RENEW call); leases renewed together come due together again. A
  * renewal is sent with {@link LeaseHandle#renewAsync}, so no renewal waits for another's reply: a
- * server that stops answering delays only the leases it holds. Replies are judged, and the
- * {@link LossListener} called, on an injected {@link ScheduledExecutorService} (which
- * {@link #close()} never shuts down) or on this watchdog's own single daemon thread, named
- * {@code leasehold-watchdog-N}, which {@link #close()} stops. A handle whose renew blocks (the
- * default {@code renewAsync}) renews on that thread, one after another. At most
+ * server that stops answering delays only the leases it holds. A reply is judged on the thread
+ * that completes it; renewals are sent, and the {@link LossListener} called, on an injected
+ * {@link ScheduledExecutorService} (which {@link #close()} never shuts down) or on this watchdog's
+ * own single daemon thread, named {@code leasehold-watchdog-N}, which {@link #close()} stops. A
+ * handle whose renew blocks (the default {@code renewAsync}) renews on that thread, one after
+ * another. At most
  * {@link #DEFAULT_MAX_REGISTRATIONS} registrations are live at once, unless the builder sets more.
  *
  * <p>This class is threadsafe.
@@ -114,6 +116,7 @@ public final class LeaseWatchdog implements AutoCloseable {
   private final Set<LeaseWatch> live = ConcurrentHashMap.newKeySet();
   private final AtomicInteger reserved = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Consumer<LeaseWatch> onEnd = this::ended;
 
   private LeaseWatchdog(Builder builder) {
     this.ownsExecutor = builder.executor == null;
@@ -176,7 +179,7 @@ public final class LeaseWatchdog implements AutoCloseable {
       throw new RegistrationRefusedException("the watchdog already watches " + maxRegistrations + " leases");
     }
     long now = monotonicNanos.getAsLong();
-    LeaseWatch watch = new LeaseWatch(queue, executor, monotonicNanos, this::ended, handle, ttl,
+    LeaseWatch watch = new LeaseWatch(queue, executor, monotonicNanos, onEnd, handle, ttl,
         stopAfter == null ? null : now + stopAfter.toNanos(), listener);
     live.add(watch);
     watch.start();

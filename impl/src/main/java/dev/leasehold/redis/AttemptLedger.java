@@ -45,8 +45,11 @@ final class AttemptLedger {
     }
   }
 
-  /** Open flights; a Flight's equals is identity. Few at a time (one per thread using the pair). */
-  private final List<Flight> flights = new ArrayList<>();
+  /**
+   * Open flights; a Flight's equals is identity. Few at a time (one per thread using the pair), so
+   * sized for one: a ledger is kept per held lease.
+   */
+  private final List<Flight> flights = new ArrayList<>(1);
   private long ambiguousRenewCapMs = Long.MAX_VALUE;
   private int releasesInFlight;
   private boolean ambiguousRelease;

@@ -9,11 +9,12 @@ import java.time.Instant;
  * atomically: {@code deadline} is on the monotonic clock, in ns, and {@code state} is what the
  * last reply left (the stored state of the spec's {@code hs}). While a request of the handle is in
  * flight the server may apply it at any moment, so {@link #validUntil()} and {@link #observed()}
- * already allow for it (the spec's {@code Deadline(a)} and {@code Observed(a)}).
+ * already allow for it (the spec's {@code Deadline(a)} and {@code Observed(a)}). The server's
+ * expiry is kept as its two numbers rather than an {@link Instant}: a belief is kept per held lease.
  *
  * <p>This record is immutable.
  */
-record Belief(LeaseState state, long deadline, Instant serverExpiry, InFlight inFlight) {
+record Belief(LeaseState state, long deadline, long expirySecond, int expiryNano, InFlight inFlight) {
   /** The request of the handle whose reply has not come back yet. */
   sealed interface InFlight {
     InFlight NONE = new Nothing();
@@ -28,7 +29,12 @@ record Belief(LeaseState state, long deadline, Instant serverExpiry, InFlight in
   }
 
   Belief(LeaseState state, long deadline, Instant serverExpiry) {
-    this(state, deadline, serverExpiry, InFlight.NONE);
+    this(state, deadline, serverExpiry.getEpochSecond(), serverExpiry.getNano(), InFlight.NONE);
+  }
+
+  /** The wall-clock instant the server's lease ends at, as the last reply reported it. */
+  Instant serverExpiry() {
+    return Instant.ofEpochSecond(expirySecond, expiryNano);
   }
 
   /** The deadline to rely on now: a renew in flight may already have shortened the lease. */
@@ -52,10 +58,10 @@ record Belief(LeaseState state, long deadline, Instant serverExpiry, InFlight in
   }
 
   Belief sending(InFlight request) {
-    return new Belief(state, deadline, serverExpiry, request);
+    return new Belief(state, deadline, expirySecond, expiryNano, request);
   }
 
   Belief ended(LeaseState end) {
-    return new Belief(end, deadline, serverExpiry, inFlight);
+    return new Belief(end, deadline, expirySecond, expiryNano, inFlight);
   }
 }

@@ -10,11 +10,19 @@ import java.util.regex.Pattern;
  * <p>This record is immutable.
  *
  * @param lease the key holding {@code ownerToken:operationId} with a PX expiry
- * @param fence the counter the fencing tokens come from; it outlives the lease key (by the
- *     counter retention under {@link FenceMode#CLOCK_FLOOR}, for good under {@link FenceMode#COUNTER})
  */
-public record LeaseKeys(String lease, String fence) {
+public record LeaseKeys(String lease) {
   static final Pattern NAMESPACE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+  /**
+   * The counter the fencing tokens come from; it outlives the lease key (by the counter retention
+   * under {@link FenceMode#CLOCK_FLOOR}, for good under {@link FenceMode#COUNTER}). Derived on each
+   * call rather than kept: a handle is kept per held lease, and a second key string was a tenth of
+   * its heap.
+   */
+  public String fence() {
+    return lease + ":fence";
+  }
 
   /** The channel RELEASE publishes on when it deletes this lease, so waiters can try at once. */
   public String releaseChannel() {
@@ -23,7 +31,6 @@ public record LeaseKeys(String lease, String fence) {
 
   /** The keys for a purpose and digest that {@code LeaseRequest} already validated. */
   static LeaseKeys of(String namespace, int keyVersion, String purpose, String digest) {
-    String lease = namespace + ":lease:v" + keyVersion + ":{" + purpose + ":" + digest + "}";
-    return new LeaseKeys(lease, lease + ":fence");
+    return new LeaseKeys(namespace + ":lease:v" + keyVersion + ":{" + purpose + ":" + digest + "}");
   }
 }

@@ -45,13 +45,55 @@ final class Ledgers {
    */
   record Slot(LeaseAttempt attempt, AttemptLedger ledger, AttemptLedger.Flight flight) {}
 
-  /** One attempt's ledgers by lease key, and the attempt object that is the map's key (weakly). */
-  private static final class ByKey {
-    final WeakReference<LeaseAttempt> attempt;
-    final Map<String, AttemptLedger> ledgers = new HashMap<>();
+  /**
+   * One attempt's ledgers by lease key, and (weakly, as the reference it is) the attempt object
+   * that is the map's key. Nearly every attempt takes one lease key, and a ByKey is kept per held
+   * lease: the first key's ledger sits in two fields, and a map is made only for more. Guarded by
+   * its stripe.
+   */
+  private static final class ByKey extends WeakReference<LeaseAttempt> {
+    private String firstKey;
+    private AttemptLedger first;
+    private Map<String, AttemptLedger> more;
 
     ByKey(LeaseAttempt attempt) {
-      this.attempt = new WeakReference<>(attempt);
+      super(attempt);
+    }
+
+    AttemptLedger ledger(String leaseKey) {
+      if (leaseKey.equals(firstKey)) {
+        return first;
+      }
+      return more == null ? null : more.get(leaseKey);
+    }
+
+    /** Adds the ledger of a key this attempt has none for. */
+    void add(String leaseKey, AttemptLedger ledger) {
+      if (first == null) {
+        firstKey = leaseKey;
+        first = ledger;
+      } else {
+        if (more == null) {
+          more = new HashMap<>();
+        }
+        more.put(leaseKey, ledger);
+      }
+    }
+
+    void remove(String leaseKey) {
+      if (leaseKey.equals(firstKey)) {
+        firstKey = null;
+        first = null;
+      } else if (more != null) {
+        more.remove(leaseKey);
+        if (more.isEmpty()) {
+          more = null;
+        }
+      }
+    }
+
+    boolean isEmpty() {
+      return first == null && more == null;
     }
   }
 
@@ -72,7 +114,7 @@ final class Ledgers {
     Map<LeaseAttempt, ByKey> stripe = stripes.get(Math.floorMod(h ^ (h >>> 16), STRIPES));
     synchronized (stripe) {
       ByKey byKey = stripe.get(attempt);
-      LeaseAttempt key = byKey == null ? null : byKey.attempt.get();
+      LeaseAttempt key = byKey == null ? null : byKey.get();
       if (key == null) {
         // None yet, or its key was collected between the map's expunging and now: start afresh.
         byKey = new ByKey(attempt);
@@ -80,8 +122,11 @@ final class Ledgers {
         key = attempt;
       }
       ByKey owner = byKey;
-      AttemptLedger ledger = byKey.ledgers.computeIfAbsent(leaseKey,
-          k -> new AttemptLedger(ended -> dropIfClean(stripe, owner, leaseKey, ended)));
+      AttemptLedger ledger = byKey.ledger(leaseKey);
+      if (ledger == null) {
+        ledger = new AttemptLedger(ended -> dropIfClean(stripe, owner, leaseKey, ended));
+        byKey.add(leaseKey, ledger);
+      }
       return new Slot(key, ledger, ledger.beginAcquire());
     }
   }
@@ -89,12 +134,12 @@ final class Ledgers {
   /** Drops {@code ledger} if it is still the pair's and clean. */
   private static void dropIfClean(Map<LeaseAttempt, ByKey> stripe, ByKey byKey, String leaseKey, AttemptLedger ledger) {
     synchronized (stripe) {
-      if (byKey.ledgers.get(leaseKey) != ledger || !ledger.isClean()) {
+      if (byKey.ledger(leaseKey) != ledger || !ledger.isClean()) {
         return;
       }
-      byKey.ledgers.remove(leaseKey);
-      LeaseAttempt attempt = byKey.attempt.get();
-      if (byKey.ledgers.isEmpty() && attempt != null && stripe.get(attempt) == byKey) {
+      byKey.remove(leaseKey);
+      LeaseAttempt attempt = byKey.get();
+      if (byKey.isEmpty() && attempt != null && stripe.get(attempt) == byKey) {
         stripe.remove(attempt);
       }
     }

@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
- * Runs the four scripts on lettuce with {@code EVALSHA}; on {@code NOSCRIPT} only, it loads the
- * script and retries once. Use {@link #clientOptions(Duration)} for the client: commands are
+ * Runs the four scripts on lettuce with {@code EVALSHA}; on {@code NOSCRIPT} only, it sends the
+ * script's text once with {@code EVAL}, on the same node (which caches it). Not {@code SCRIPT LOAD}:
+ * a cluster client sends that to every primary, and one stalled node would hold back a call to a
+ * healthy one. Use {@link #clientOptions(Duration)} for the client: commands are
  * rejected while disconnected, so lettuce never silently re-sends an in-flight command after a
  * reconnect, and a lost in-flight command surfaces as ambiguous.
  *
@@ -251,9 +253,8 @@ public final class LettuceLeaseGateway implements LeaseGateway {
       try {
         return send(script, type, keys, args);
       } catch (RedisNoScriptException e) {
-        // NOSCRIPT means the script did not run, so loading it and sending again cannot apply twice.
-        commands.scriptLoad(script.source(shebang));
-        return send(script, type, keys, args);
+        // NOSCRIPT means the script did not run, so sending its text cannot apply twice.
+        return sendText(script, type, keys, args);
       }
     } catch (RuntimeException e) {
       throw LettuceFailures.classify(e);
@@ -264,5 +265,11 @@ public final class LettuceLeaseGateway implements LeaseGateway {
     return script.readOnly() && shebang
         ? commands.evalshaReadOnly(script.sha1(shebang), type, keys, args)
         : commands.evalsha(script.sha1(shebang), type, keys, args);
+  }
+
+  private <T> T sendText(LeaseScript script, ScriptOutputType type, String[] keys, String... args) {
+    return script.readOnly() && shebang
+        ? commands.evalReadOnly(script.source(shebang), type, keys, args)
+        : commands.eval(script.source(shebang), type, keys, args);
   }
 }

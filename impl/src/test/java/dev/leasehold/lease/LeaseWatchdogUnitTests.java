@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -231,6 +232,37 @@ class LeaseWatchdogUnitTests {
     } catch (InterruptedException e) {
       throw new AssertionError(e);
     }
+  }
+
+  /**
+   * A reply read on a gateway's I/O thread is judged there, but the listener, the application's
+   * code, still runs on the watchdog's thread: it may block without holding up any reply.
+   */
+  @Test
+  void aLossAnsweredOnAnotherThread_isReportedOnTheWatchdogThread() throws InterruptedException {
+    LeaseHandle handle = acquire("op");
+    LeaseHandle answeredElsewhere = (LeaseHandle) Proxy.newProxyInstance(LeaseHandle.class.getClassLoader(),
+        new Class<?>[] {LeaseHandle.class}, (proxy, method, args) -> {
+          if (!method.getName().equals("renewAsync")) {
+            try {
+              return method.invoke(handle, args);
+            } catch (InvocationTargetException e) {
+              throw e.getCause();
+            }
+          }
+          CompletableFuture<RenewOutcome> reply = new CompletableFuture<>();
+          new Thread(() -> reply.complete(new RenewOutcome.Lost("absent")), "gateway-io").start();
+          return reply;
+        });
+    List<String> listenerThreads = new CopyOnWriteArrayList<>();
+    watchdog.watch(answeredElsewhere, TTL, loss -> {
+      listenerThreads.add(Thread.currentThread().getName());
+      losses.add(loss);
+    });
+    await(() -> !losses.isEmpty(), Duration.ofSeconds(10));
+    watchdog.close(); // waits for anything still running on its thread
+    assertEquals(1, losses.size(), "exactly once: " + losses);
+    assertTrue(listenerThreads.get(0).startsWith("leasehold-watchdog-"), "listener ran on " + listenerThreads.get(0));
   }
 
   /** UNKNOWN left by another thread's unanswered renew is not a pending release: the next renewal settles it. */

@@ -423,7 +423,7 @@ class RedisLeaseAdapterIntegrationTests {
   static void awaitDisconnected(LettuceLeaseGateway g) {
     awaitCondition(() -> {
       try {
-        g.inspect(new LeaseKeys("probe", "probe:fence"), "x");
+        g.inspect(new LeaseKeys("probe"), "x");
         return false;
       } catch (GatewayException e) {
         return e.failure() == GatewayException.Failure.NOT_SENT;
@@ -434,7 +434,7 @@ class RedisLeaseAdapterIntegrationTests {
   static void awaitConnected(LettuceLeaseGateway g) {
     awaitCondition(() -> {
       try {
-        g.inspect(new LeaseKeys("probe", "probe:fence"), "x");
+        g.inspect(new LeaseKeys("probe"), "x");
         return true;
       } catch (GatewayException e) {
         return false;

@@ -42,7 +42,7 @@ class ReleaseSignalsIntegrationTests {
   }
 
   static LeaseKeys keys(String name) {
-    return new LeaseKeys("it:lease:v1:{" + name + "}", "it:lease:v1:{" + name + "}:fence");
+    return new LeaseKeys("it:lease:v1:{" + name + "}");
   }
 
   /** A sleeper on its own thread; its future ends when the sleep does. */

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /** What every gateway sends and how it reads the replies, without a server. */
 class ScriptCallsUnitTests {
-  private static final LeaseKeys KEYS = new LeaseKeys("ns:lease:v1:{p:d}", "ns:lease:v1:{p:d}:fence");
+  private static final LeaseKeys KEYS = new LeaseKeys("ns:lease:v1:{p:d}");
 
   @Test
   void eachCallSendsTheKeysAndArgumentsItsScriptReads() {
@@ -23,7 +23,7 @@ class ScriptCallsUnitTests {
     assertEquals(List.of(KEYS.lease(), KEYS.fence()), renew.keys());
     assertEquals(List.of("60000", "tok:op", "200"), renew.args());
     assertTrue(renew.arrayReply());
-    LeaseKeys other = new LeaseKeys("ns:lease:v1:{p:e}", "ns:lease:v1:{p:e}:fence");
+    LeaseKeys other = new LeaseKeys("ns:lease:v1:{p:e}");
     ScriptCalls.Call both = ScriptCalls.renewAll(List.of(new ScriptCalls.Renewal(KEYS, "tok:op", 200),
         new ScriptCalls.Renewal(other, "tok:op2", 300)), 0);
     assertEquals(List.of(KEYS.lease(), KEYS.fence(), other.lease(), other.fence()), both.keys());

@@ -95,6 +95,39 @@ class StalledPrimaryIntegrationTests {
     }
   }
 
+  /**
+   * A call that finds its script gone on a healthy primary (flushed, as after a restart) runs it
+   * there by its text while another primary is stalled: SCRIPT LOAD, which a cluster client sends
+   * to every primary, would wait out the command timeout on the stalled one.
+   */
+  @Test
+  void aScriptFlushedOnAHealthyPrimary_runsThereWhileAnotherStalls() {
+    RedisLeases leases = RedisLeases.builder(CLUSTER.cluster().seedUri()).cluster().namespace("flushed")
+        .commandTimeout(COMMAND_TIMEOUT).build();
+    try (leases) {
+      RedisProcess stalled = CLUSTER.cluster().primaryOf(0);
+      String digest;
+      int i = 0;
+      do {
+        digest = ResourceDigests.sha256("flushed-" + i++);
+      } while (primaryOf(leases, digest).port() == stalled.port());
+      RedisProcess healthy = primaryOf(leases, digest);
+      stalled.pause();
+      try {
+        CLUSTER.cluster().commands(healthy).scriptFlush();
+        AcquireOutcome outcome = leases.port().tryAcquire(
+            LeaseRequest.once("orders", digest, TTL, leases.newAttempt("flushed")));
+        assertInstanceOf(AcquireOutcome.Acquired.class, outcome, "acquire on a healthy primary: " + outcome);
+      } finally {
+        stalled.resume();
+      }
+    }
+  }
+
+  private static RedisProcess primaryOf(RedisLeases leases, String digest) {
+    return CLUSTER.cluster().primaryOf(SlotHash.getSlot(leases.keys("orders", digest).lease()));
+  }
+
   private static long renewals(Map<LeaseHandle, LeaseWatchdog.Registration> watched, List<LeaseHandle> handles) {
     return handles.stream().mapToLong(h -> watched.get(h).renewals()).sum();
   }

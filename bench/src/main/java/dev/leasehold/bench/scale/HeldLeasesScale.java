@@ -9,9 +9,11 @@ import java.util.UUID;
 
 /**
  * Many leases held at once by one client, kept alive by the library's watchdog: the client takes
- * {@code leases} resources with one TTL, then the run watches a window of two renewal periods
- * ({@code 2 * ttl / 3}, so every lease is renewed twice in it), then releases them all. A lease the
- * watchdog let expire makes its release fail, and the run with it.
+ * {@code leases} resources with one TTL, lets one renewal period ({@code ttl / 3}) pass so that
+ * every lease has been renewed once (and the JIT has compiled the renewal path, which would
+ * otherwise cost either library more CPU in the window than renewing does), then watches a window
+ * of two renewal periods ({@code 2 * ttl / 3}, so every lease is renewed twice in it), then
+ * releases them all. A lease the watchdog let expire makes its release fail, and the run with it.
  *
  * <p>Heap per lease is the used heap after a full collection with every lease kept, less the same
  * with the client open and nothing kept, divided by {@code leases}.
@@ -42,6 +44,7 @@ final class HeldLeasesScale {
         held.add(client.keep("scale:held:" + run + ":" + i, ttl));
       }
       double heapPerLease = (double) (usedHeapAfterGc() - heap0) / leases;
+      Thread.sleep(ttl.dividedBy(3).toMillis());
       client.drainRenewalLateness();
       long renewals0 = client.renewals();
       ServerMeter.Reading server0 = meter.read();

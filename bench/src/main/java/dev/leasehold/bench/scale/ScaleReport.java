@@ -101,8 +101,8 @@ final class ScaleReport {
     long ttlMillis = run.plan().heldTtl().toMillis();
     md.append("## Held leases: M leases kept by one client's watchdog\n\n");
     md.append(String.format(Locale.ROOT, "TTL %d s, renewed every TTL / 3 by both libraries; the window is two "
-        + "renewal periods. Renewals: what Leasehold's watchdog reported (Redisson does not say); commands: what "
-        + "clients sent, per second. Heap per lease from %,d leases on. Lateness: how long after it was due a renewal was sent (Leasehold only: "
+        + "renewal periods, after one renewal period that every lease was renewed in. Renewals: what Leasehold's "
+        + "watchdog reported (Redisson does not say); commands: what clients sent, per second. Heap per lease from %,d leases on. Lateness: how long after it was due a renewal was sent (Leasehold only: "
         + "Redisson does not show when a renewal was due).%n%n", ttlMillis / 1000, HEAP_MIN_LEASES));
     md.append("| leases | library | renewals/s | commands/s | client CPU (% of a core) | server CPU (%) | "
         + "lateness p50 (ms) | lateness p99 (ms) | heap per lease (bytes) |\n"

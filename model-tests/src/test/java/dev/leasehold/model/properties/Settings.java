@@ -144,7 +144,7 @@ record Settings(Object[] values) {
   /** The key layout LeaseKeys documents: {@code <namespace>:lease:v<keyVersion>:{<purpose>:<digest>}} and its {@code :fence}. */
   LeaseKeys keys() {
     String lease = values[1] + ":lease:v" + values[2] + ":{" + SettingsMachine.PURPOSE + ":" + SettingsMachine.DIGEST + "}";
-    return new LeaseKeys(lease, lease + ":fence");
+    return new LeaseKeys(lease);
   }
 
   Duration drift() {

@@ -25,7 +25,7 @@ public interface Backend extends AutoCloseable {
   /** {@code write} on the lease key, from outside the library; {@code ttlMs} for an overwrite or a retype. */
   void external(External write, LeaseKeys keys, long ttlMs);
 
-  /** SCRIPT FLUSH: the next EVALSHA answers NOSCRIPT and the gateway loads the script again. */
+  /** SCRIPT FLUSH: the next EVALSHA answers NOSCRIPT and the gateway sends the script's text once. */
   void flushScripts();
 
   /** The ghost grant log (tokens in grant order) when the server can tell, else null. */

@@ -59,8 +59,7 @@ import java.util.function.Supplier;
 public final class LeaseWorld implements AutoCloseable {
   public static final String PURPOSE = "model";
   static final String DIGEST = "sha256:" + "ab".repeat(32);
-  public static final LeaseKeys KEYS = new LeaseKeys("leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}",
-      "leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}:fence");
+  public static final LeaseKeys KEYS = new LeaseKeys("leasehold:lease:v1:{" + PURPOSE + ":" + DIGEST + "}");
   /** RedisLeaseConfig.DEFAULT_CONTENTION_RETRY_AFTER, which the model must know. */
   static final long CONTENTION = Duration.ofMillis(50).toNanos();
   /** Attempts one chain makes at most; enough for contention and a shared owner. */

@@ -17,7 +17,7 @@ import java.util.Map;
  * A {@link LeaseGateway} over {@link SimulatedRedis}, sending and reading exactly what
  * {@code LettuceLeaseGateway} sends to and reads from a Redis 7 server: the KEYS and ARGV of
  * {@link ScriptCalls}, {@code EVALSHA} (INSPECT with {@code EVALSHA_RO}) of the script text with
- * its {@code #!lua} line, on {@code NOSCRIPT} one {@code SCRIPT LOAD} and a second try, the reply
+ * its {@code #!lua} line, on {@code NOSCRIPT} the script's text once with {@code EVAL} ({@code EVAL_RO}), the reply
  * shaped as lettuce's MULTI or INTEGER output and decoded by {@link ScriptCalls}; WAIT answers the
  * server's replica count ({@link SimulatedRedis#replicas(int)}, 0 unless set).
  *
@@ -91,9 +91,8 @@ public final class SimulatedGateway implements LeaseGateway {
         if (!e.code().equals("NOSCRIPT")) {
           throw e;
         }
-        // NOSCRIPT: the script did not run; load it and send once more, as the lettuce gateway does.
-        redis.scriptLoad(sources.get(script));
-        return redis.evalsha(shas.get(script), script.readOnly(), call.keys(), call.args());
+        // NOSCRIPT: the script did not run; send its text once, as the lettuce gateway does.
+        return redis.eval(sources.get(script), script.readOnly(), call.keys(), call.args());
       }
     } catch (RedisError e) {
       throw ScriptCalls.serverError(e.getMessage());

@@ -78,7 +78,7 @@ public final class SimulatedRedis {
     String name = args.get(0).toUpperCase(Locale.ROOT);
     args.set(0, name);
     switch (name) {
-      case "EVAL", "EVALSHA", "EVALSHA_RO" -> {
+      case "EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO" -> {
         if (args.size() < 3) {
           throw RedisError.wrongArity(name);
         }
@@ -89,8 +89,10 @@ public final class SimulatedRedis {
         }
         List<String> keys = args.subList(3, 3 + (int) numKeys);
         List<String> values = args.subList(3 + (int) numKeys, args.size());
-        String sha = name.equals("EVAL") ? scriptLoad(args.get(1)) : args.get(1);
-        return evalsha(sha, name.equals("EVALSHA_RO"), keys, values);
+        if (name.startsWith("EVALSHA")) {
+          return evalsha(args.get(1), name.equals("EVALSHA_RO"), keys, values);
+        }
+        return eval(args.get(1), name.equals("EVAL_RO"), keys, values);
       }
       case "SCRIPT" -> {
         String sub = args.size() > 1 ? args.get(1).toUpperCase(Locale.ROOT) : "";
@@ -130,6 +132,16 @@ public final class SimulatedRedis {
   public synchronized String scriptLoad(String text) {
     scriptLoads++;
     return lua.load(text);
+  }
+
+  /**
+   * EVAL ({@code readOnly}: EVAL_RO): runs {@code text} and caches it, as {@code SCRIPT LOAD} would
+   * (counted among {@link #scriptLoads()}).
+   *
+   * @throws RedisError the script's compile error or its error reply
+   */
+  public synchronized Object eval(String text, boolean readOnly, List<String> keys, List<String> args) {
+    return evalsha(scriptLoad(text), readOnly, keys, args);
   }
 
   /**
@@ -196,7 +208,7 @@ public final class SimulatedRedis {
     return List.copyOf(grantLog);
   }
 
-  /** SCRIPT LOADs so far. */
+  /** Scripts cached so far: by SCRIPT LOAD, or by EVAL (EVAL_RO) of their text. */
   public synchronized long scriptLoads() {
     return scriptLoads;
   }

@@ -71,7 +71,7 @@ final class DifferentialRun {
     }
   }
 
-  private static final LeaseKeys KEYS = new LeaseKeys("diff:lease:v1:{p:d}", "diff:lease:v1:{p:d}:fence");
+  private static final LeaseKeys KEYS = new LeaseKeys("diff:lease:v1:{p:d}");
   private static final String[] OWNERS = {"own-a", "own-b"};
   private static final String[] OPS = {"op-1", "op-2"};
   private static final long[] SCRIPT_TTLS = {15, 40, 120, 400, 3_000};
@@ -247,13 +247,13 @@ final class DifferentialRun {
     };
   }
 
-  /** Runs {@code call} on both servers as the gateways do (NOSCRIPT: SCRIPT LOAD, once more); the check of its replies. */
+  /** Runs {@code call} on both servers as the gateways do (NOSCRIPT: EVAL of the text, once); the check of its replies. */
   private Runnable script(ScriptCalls.Call call, long t0, long simFenceBefore, long realFenceBefore) {
     log.add(call.script() + " " + call.keys() + " " + call.args());
     LeaseScript script = call.script();
     boolean readOnly = script.readOnly();
-    List<String> simArgv = evalsha(script.readOnly() ? "EVALSHA_RO" : "EVALSHA", script.sha1(true), call);
-    List<String> realArgv = evalsha(readOnly && major >= 7 ? "EVALSHA_RO" : "EVALSHA", script.sha1(major >= 7), call);
+    List<String> simArgv = eval(script.readOnly() ? "EVALSHA_RO" : "EVALSHA", script.sha1(true), call);
+    List<String> realArgv = eval(readOnly && major >= 7 ? "EVALSHA_RO" : "EVALSHA", script.sha1(major >= 7), call);
     Object s = simSend(simArgv);
     Object r = real.send(realArgv);
     List<Runnable> checks = new ArrayList<>();
@@ -262,14 +262,8 @@ final class DifferentialRun {
       Object noScriptReal = r;
       totals.noScript++;
       checks.add(() -> same("EVALSHA", noScriptSim, noScriptReal));
-      Object simLoad = simSend(List.of("SCRIPT", "LOAD", script.source(true)));
-      Object realLoad = real.send(List.of("SCRIPT", "LOAD", script.source(major >= 7)));
-      checks.add(() -> {
-        expect("SCRIPT LOAD (simulated)", script.sha1(true), simLoad);
-        expect("SCRIPT LOAD (real)", script.sha1(major >= 7), realLoad);
-      });
-      s = simSend(simArgv);
-      r = real.send(realArgv);
+      s = simSend(eval(readOnly ? "EVAL_RO" : "EVAL", script.source(true), call));
+      r = real.send(eval(readOnly && major >= 7 ? "EVAL_RO" : "EVAL", script.source(major >= 7), call));
     }
     Object simReply = s;
     Object realReply = r;
@@ -278,8 +272,9 @@ final class DifferentialRun {
     return () -> checks.forEach(Runnable::run);
   }
 
-  private static List<String> evalsha(String command, String sha, ScriptCalls.Call call) {
-    List<String> argv = new ArrayList<>(List.of(command, sha, Integer.toString(call.keys().size())));
+  /** {@code command} (EVAL, EVALSHA or their _RO forms) of {@code script} (its text or its SHA1) with the call's keys and arguments. */
+  private static List<String> eval(String command, String script, ScriptCalls.Call call) {
+    List<String> argv = new ArrayList<>(List.of(command, script, Integer.toString(call.keys().size())));
     argv.addAll(call.keys());
     argv.addAll(call.args());
     return argv;

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * real redis-server; these pin the rules one by one.
  */
 class SimulatedRedisUnitTests {
-  private static final LeaseKeys KEYS = new LeaseKeys("t:lease:v1:{p:d}", "t:lease:v1:{p:d}:fence");
+  private static final LeaseKeys KEYS = new LeaseKeys("t:lease:v1:{p:d}");
   private static final String MINE = "owner-a:op-1";
   private static final String FOREIGN = "owner-b:op-1";
 
@@ -175,13 +175,14 @@ class SimulatedRedisUnitTests {
     assertEquals(RedisError.WRONGTYPE, eval("return redis.pcall('INCR', KEYS[1])['err']", "k"));
     assertEquals(1L, eval("local ok, e = pcall(redis.call, 'GET', KEYS[1]); return (not ok) and e.err ~= nil", "k"));
     // The scripts treat a non-string key as another value and leave it be.
-    assertEquals(new GatewayReply.HeldByOther(-1, false), gateway.acquire(new LeaseKeys("k", "k:fence"), MINE, "owner-a", 100,
+    assertEquals(new GatewayReply.HeldByOther(-1, false), gateway.acquire(new LeaseKeys("k"), MINE, "owner-a", 100,
         FenceMode.COUNTER, 0));
-    assertEquals(GatewayReply.Change.OTHER, gateway.renew(new LeaseKeys("k", "k:fence"), MINE, 100, 0));
-    assertEquals(GatewayReply.Change.OTHER, gateway.release(new LeaseKeys("k", "k:fence"), MINE));
+    assertEquals(GatewayReply.Change.OTHER, gateway.renew(new LeaseKeys("k"), MINE, 100, 0));
+    assertEquals(GatewayReply.Change.OTHER, gateway.release(new LeaseKeys("k"), MINE));
     // A hash where the counter should be: INSPECT's GET fails, and the gateway says so as lettuce's would.
     redis.call("SET", "j", MINE, "PX", "100");
-    GatewayException failed = assertThrows(GatewayException.class, () -> gateway.inspect(new LeaseKeys("j", "k"), MINE));
+    redis.call("HSET", "j:fence", "f", "v");
+    GatewayException failed = assertThrows(GatewayException.class, () -> gateway.inspect(new LeaseKeys("j"), MINE));
     assertEquals(GatewayException.Failure.AMBIGUOUS, failed.failure());
     assertTrue(failed.getMessage().contains("WRONGTYPE"), failed.getMessage());
   }
