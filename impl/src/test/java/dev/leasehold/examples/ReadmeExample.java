@@ -22,11 +22,11 @@ public final class ReadmeExample {
         .driftBudget(Duration.ofMillis(20))
         .build()) {
       LeaseRequest request = new LeaseRequest(
-          "invoice-run",                          // purpose
+          "invoice-run",                          // purpose: [a-z0-9][a-z0-9-]{0,63}
           ResourceDigests.sha256("customer-42"),  // never the raw id
           Duration.ofSeconds(5),                  // wait up to 5 s for the current holder
           Duration.ofSeconds(30),                 // lease TTL; the watchdog renews it
-          leases.newAttempt("run-2026-12-02"));   // operation id: replays of it are recognised
+          leases.newAttempt("run-2026-12-02"));   // a new attempt; send this same object again to replay
 
       LeaseResult<String> result = leases.withLease(request, ctx -> {
         ctx.throwIfCancelled();                   // stop between steps once the lease is lost
