@@ -99,6 +99,42 @@ public class CpuMeter {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
+  /** Linux's USER_HZ, the unit of /proc's CPU times: 100 on every architecture Linux runs Java on. */
+  private static final long NANOS_PER_TICK = 10_000_000L;
+
+  /**
+   * The CPU time of this JVM's JIT compiler threads ("C1 CompilerThread", "C2 CompilerThread"),
+   * from /proc/self/task; -1 where /proc is missing. The compilers' work depends on when the JIT
+   * settles, not on what the measured code does per operation, so a report shows it apart. Run the
+   * JVM with {@code -XX:-UseDynamicNumberOfCompilerThreads}: a compiler thread that exits between two
+   * readings takes its time with it.
+   */
+  public static long compilerCpuNanos() {
+    Path tasks = Path.of("/proc/self/task");
+    if (!Files.isDirectory(tasks)) {
+      return -1;
+    }
+    long ticks = 0;
+    try (var threads = Files.list(tasks)) {
+      for (Path task : (Iterable<Path>) threads::iterator) {
+        try {
+          if (!Files.readString(task.resolve("comm")).matches("C\\d CompilerThre.*\\s*")) {
+            continue;
+          }
+          String stat = Files.readString(task.resolve("stat"));
+          // Fields after the parenthesised name: state is field 3, utime 14 and stime 15 (proc(5)).
+          String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+          ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        } catch (IOException | RuntimeException e) {
+          // The thread ended between the listing and the read: its time is gone with it.
+        }
+      }
+    } catch (IOException e) {
+      return -1;
+    }
+    return ticks * NANOS_PER_TICK;
+  }
+
   private double serverCpuSeconds() {
     return serverCpuSeconds(connection.sync().info("cpu"));
   }

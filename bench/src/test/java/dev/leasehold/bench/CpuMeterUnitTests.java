@@ -1,6 +1,8 @@
 package dev.leasehold.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +27,15 @@ class CpuMeterUnitTests {
     assertEquals(400_000_000, figures.clientNanos());
     assertEquals(100.0, figures.clientMicrosPerOp(), 1e-9);
     assertEquals(30.0, figures.serverMicrosPerOp(), 1e-6);
+  }
+
+  /** The JVM compiled its start-up code before any test ran: a reading of 0 means no compiler thread was found. */
+  @Test
+  void compilerCpuNanos_findsTheJitCompilerThreads_withinTheProcessTime() {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "no /proc here");
+    long compiler = CpuMeter.compilerCpuNanos();
+    assertTrue(compiler > 0, "JIT compiler CPU " + compiler);
+    assertTrue(compiler <= CpuMeter.processCpuNanos(), "JIT compiler CPU above the process's");
   }
 
   @Test

@@ -27,10 +27,18 @@ final class HeldLeasesScale {
    * @param renewalsPerSecond renewals the watchdog reported (NaN when the library does not say)
    * @param renewCommandsPerSecond commands clients sent per second (both libraries renew by script)
    * @param clientCpuPercent the client JVM's CPU, in percent of one core
+   * @param jitCpuPercent the part of it the JIT compiler threads took (NaN where not measurable)
    * @param lateness how late renewals were sent after they were due (count 0 when not observable)
    */
   record Result(String library, int leases, double renewalsPerSecond, double renewCommandsPerSecond,
-      double clientCpuPercent, double serverCpuPercent, Percentiles lateness, double heapBytesPerLease) {}
+      double clientCpuPercent, double jitCpuPercent, double serverCpuPercent, Percentiles lateness,
+      double heapBytesPerLease) {
+
+    /** The client's CPU less its JIT compiler's: what keeping the leases costs once the JIT has settled. */
+    double steadyCpuPercent() {
+      return clientCpuPercent - jitCpuPercent;
+    }
+  }
 
   private HeldLeasesScale() {}
 
@@ -49,16 +57,19 @@ final class HeldLeasesScale {
       long renewals0 = client.renewals();
       ServerMeter.Reading server0 = meter.read();
       long cpu0 = CpuMeter.processCpuNanos();
+      long jit0 = CpuMeter.compilerCpuNanos();
       long start = System.nanoTime();
       Thread.sleep(ttl.dividedBy(3).multipliedBy(2).toMillis());
       double seconds = (System.nanoTime() - start) / 1e9;
       long cpu = CpuMeter.processCpuNanos() - cpu0;
+      long jit1 = CpuMeter.compilerCpuNanos();
+      double jitPercent = jit0 < 0 || jit1 < 0 ? Double.NaN : (jit1 - jit0) / 1e7 / seconds;
       ServerMeter.Reading serverDelta = meter.read().minus(server0);
       long renewals = client.renewals();
       Percentiles lateness = Percentiles.of(client.drainRenewalLateness());
       held.forEach(ScaleLibrary.Held::release);
       return new Result(library.name(), leases, renewals < 0 ? Double.NaN : (renewals - renewals0) / seconds,
-          serverDelta.commands() / seconds, cpu / 1e7 / seconds, serverDelta.cpuSeconds() * 100 / seconds, lateness,
+          serverDelta.commands() / seconds, cpu / 1e7 / seconds, jitPercent, serverDelta.cpuSeconds() * 100 / seconds, lateness,
           heapPerLease);
     } finally {
       client.close();

@@ -9,6 +9,10 @@ import dev.leasehold.lease.LeaseRequest;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
+import dev.leasehold.redis.FenceMode;
+import dev.leasehold.redis.GatewayReply;
+import dev.leasehold.redis.LeaseGateway;
+import dev.leasehold.redis.LeaseKeys;
 import dev.leasehold.redis.RedisLeaseAdapter;
 import dev.leasehold.testkit.lease.LeaseInvariants;
 import dev.leasehold.testkit.lease.LeaseWorld;
@@ -20,7 +24,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -64,15 +71,12 @@ public class RedisLeaseHandleLincheckUnitTests {
 
   @Operation
   public String renew(@Param(name = "ttl") int ttlMs) {
-    RenewOutcome out = handle.renew(Duration.ofMillis(ttlMs));
-    return out instanceof RenewOutcome.Renewed r ? "Renewed(" + r.validity().toMillis() + "ms)"
-        : out instanceof RenewOutcome.NotActive n ? "NotActive(" + n.state() + ")" : out.getClass().getSimpleName();
+    return answer(handle.renew(Duration.ofMillis(ttlMs)));
   }
 
   @Operation
   public String release() {
-    ReleaseOutcome out = handle.release();
-    return out instanceof ReleaseOutcome.NotActive n ? "NotActive(" + n.state() + ")" : out.getClass().getSimpleName();
+    return answer(handle.release());
   }
 
   /**
@@ -83,8 +87,7 @@ public class RedisLeaseHandleLincheckUnitTests {
    */
   @Operation
   public String state() {
-    LeaseState s = handle.state();
-    return s == LeaseState.UNKNOWN || s == LeaseState.RELEASED ? "RELEASED or releasing" : s.name();
+    return answer(handle.state());
   }
 
   /** Separate from state(): the two calls together are not one atomic read, and need not be. */
@@ -97,6 +100,20 @@ public class RedisLeaseHandleLincheckUnitTests {
   @Validate
   public void validity() {
     withinServerLease(handle, redis, clock, attempt);
+  }
+
+  static String answer(RenewOutcome out) {
+    return out instanceof RenewOutcome.Renewed r ? "Renewed(" + r.validity().toMillis() + "ms)"
+        : out instanceof RenewOutcome.NotActive n ? "NotActive(" + n.state() + ")" : out.getClass().getSimpleName();
+  }
+
+  static String answer(ReleaseOutcome out) {
+    return out instanceof ReleaseOutcome.NotActive n ? "NotActive(" + n.state() + ")" : out.getClass().getSimpleName();
+  }
+
+  /** A state, with UNKNOWN and RELEASED as one answer (see {@link #state()}). */
+  static String answer(LeaseState s) {
+    return s == LeaseState.UNKNOWN || s == LeaseState.RELEASED ? "RELEASED or releasing" : s.name();
   }
 
   /**
@@ -218,6 +235,156 @@ public class RedisLeaseHandleLincheckUnitTests {
   }
 
   /**
+   * The watchdog's renewal (renewAsync, as a batch sends it) beside the application's release and
+   * reads: the renew reaches the server when it is sent, and its reply is judged later, on the
+   * thread that reads the batch's reply ({@link #deliver}), while release and the reads run
+   * beside it. Every result must be explained by some sequential order in which the reply's
+   * judgement is one step, and after each scenario the handle must not be ACTIVE beyond the server
+   * lease. What a renewal's reply was judged to be shows in the reads that follow it; the
+   * RenewOutcome handed back on the I/O thread is left out, since no operation here can read it at
+   * the instant it is judged.
+   *
+   * <p>A release waits while a renew of its handle is in flight (one renew or release in flight
+   * per handle), which no sequential order can show: renewAsync and release share a group, run by
+   * one thread, and a release that would wait for a reply held here answers so instead of
+   * waiting. The race that matters stays: a release right after the reply, while the I/O thread
+   * is still judging it.
+   */
+  @Param(name = "ttl", gen = IntGen.class, conf = "15:40")
+  public static class AsyncRenewBesideRelease {
+    private static final String CALLER = "caller";
+    private final VirtualClock clock = new VirtualClock();
+    private final SimulatedRedis redis = new SimulatedRedis(clock);
+    private final DeferredReplies gateway = new DeferredReplies(new SimulatedGateway(redis));
+    private final LeaseHandle handle;
+    private final LeaseAttempt attempt;
+
+    public AsyncRenewBesideRelease() {
+      RedisLeaseAdapter port = RedisLeaseAdapter.builder(gateway).driftBudget(Duration.ofMillis(10))
+          .monotonicNanos(clock.monotonic()).wallClock(clock.wall()).build();
+      attempt = port.newAttempt("lincheck");
+      LeaseRequest request = LeaseRequest.once("model", "sha256:" + "ab".repeat(32), Duration.ofMillis(30), attempt);
+      handle = ((AcquireOutcome.Acquired) port.tryAcquire(request)).handle();
+    }
+
+    /** The watchdog sends a renewal: its outcome if it was decided without a reply, else "sent". */
+    @Operation(nonParallelGroup = CALLER)
+    public String renewAsync(@Param(name = "ttl") int ttlMs) {
+      // Whether it was sent, not whether it is done: the reply may already have been judged on
+      // another thread. Only this group's thread sends, so the count is this call's.
+      long sent = gateway.sent();
+      CompletableFuture<RenewOutcome> out = handle.renewAsync(Duration.ofMillis(ttlMs)).toCompletableFuture();
+      return gateway.sent() != sent ? "sent" : answer(out.join());
+    }
+
+    /** The batch's reply arrives: the renewal in flight, if any, is judged on this thread. */
+    @Operation
+    public boolean deliver() {
+      return gateway.deliver();
+    }
+
+    @Operation(nonParallelGroup = CALLER)
+    public String release() {
+      if (gateway.holding()) {
+        return "waits for the renewal's reply";
+      }
+      return answer(handle.release());
+    }
+
+    /** state(), with UNKNOWN and RELEASED as one answer, for the reason given at the outer class's state(). */
+    @Operation
+    public String state() {
+      return answer(handle.state());
+    }
+
+    @Operation
+    public long remainingMillis() {
+      return handle.remainingValidity().toMillis();
+    }
+
+    @Validate
+    public void validity() {
+      withinServerLease(handle, redis, clock, attempt);
+    }
+  }
+
+  /**
+   * A gateway whose renewAsync runs the script on the server at once and holds its reply until
+   * {@link #deliver}, which completes it on the caller's thread, as a gateway's I/O thread
+   * completes each renewal of a batch from the batch's reply.
+   */
+  private static final class DeferredReplies implements LeaseGateway {
+    private final SimulatedGateway delegate;
+    private final ConcurrentLinkedQueue<Runnable> replies = new ConcurrentLinkedQueue<>();
+    private final AtomicLong sent = new AtomicLong();
+
+    DeferredReplies(SimulatedGateway delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public CompletableFuture<GatewayReply.Change> renewAsync(LeaseKeys keys, String ownership, long ttlMillis,
+        long counterRetentionMillis) {
+      sent.incrementAndGet();
+      CompletableFuture<GatewayReply.Change> reply = new CompletableFuture<>();
+      GatewayReply.Change change = delegate.renew(keys, ownership, ttlMillis, counterRetentionMillis);
+      replies.add(() -> reply.complete(change));
+      return reply;
+    }
+
+    long sent() {
+      return sent.get();
+    }
+
+    boolean holding() {
+      return !replies.isEmpty();
+    }
+
+    /**
+     * Completes the oldest held reply on this thread; false if none was held. One at a time, as one
+     * I/O thread reads a connection's replies: a second call waits until the first reply has been
+     * judged, so "none held" is never said of a reply still being judged.
+     */
+    synchronized boolean deliver() {
+      Runnable reply = replies.poll();
+      if (reply == null) {
+        return false;
+      }
+      reply.run();
+      return true;
+    }
+
+    @Override
+    public GatewayReply.Acquire acquire(LeaseKeys keys, String ownership, String ownerToken, long ttlMillis,
+        FenceMode mode, long counterRetentionMillis) {
+      return delegate.acquire(keys, ownership, ownerToken, ttlMillis, mode, counterRetentionMillis);
+    }
+
+    @Override
+    public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
+      return delegate.renew(keys, ownership, ttlMillis, counterRetentionMillis);
+    }
+
+    @Override
+    public GatewayReply.Change release(LeaseKeys keys, String ownership) {
+      return delegate.release(keys, ownership);
+    }
+
+    @Override
+    public GatewayReply.Inspect inspect(LeaseKeys keys, String ownership) {
+      return delegate.inspect(keys, ownership);
+    }
+
+    @Override
+    public long waitForReplicas(LeaseKeys keys, int replicas, Duration timeout) {
+      return delegate.waitForReplicas(keys, replicas, timeout);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /**
    * Model checking with the simulated server as one atomic step, which it is (one lock, as Redis
    * runs one script at a time): the checker need not interleave inside the Lua interpreter, whose
    * loops it would otherwise take for livelocks.
@@ -260,5 +427,19 @@ public class RedisLeaseHandleLincheckUnitTests {
   void stress() {
     new StressOptions().iterations(5).invocationsPerIteration(200).threads(2).actorsPerThread(3)
         .check(RedisLeaseHandleLincheckUnitTests.class);
+  }
+
+  @Test
+  @Order(6)
+  void asyncRenewStress() {
+    new StressOptions().iterations(5).invocationsPerIteration(200).threads(2).actorsPerThread(3)
+        .check(AsyncRenewBesideRelease.class);
+  }
+
+  @Test
+  @Order(7)
+  void asyncRenewModelChecking() {
+    atomicServerModelChecking().iterations(10).invocationsPerIteration(100).threads(2).actorsPerThread(2)
+        .actorsBefore(1).actorsAfter(1).check(AsyncRenewBesideRelease.class);
   }
 }
