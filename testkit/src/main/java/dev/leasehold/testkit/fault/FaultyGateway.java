@@ -5,11 +5,15 @@ import dev.leasehold.redis.GatewayException;
 import dev.leasehold.redis.GatewayReply;
 import dev.leasehold.redis.LeaseGateway;
 import dev.leasehold.redis.LeaseKeys;
+import dev.leasehold.redis.ScriptCalls;
+import dev.leasehold.testkit.sim.SimulatedGateway;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -22,6 +26,11 @@ import java.util.function.Supplier;
  * {@link #applyLate} is called, after the client already got AMBIGUOUS: a late application. A call
  * that fails throws what the lettuce gateway throws for one of lettuce's exceptions of that fault
  * ({@link LettuceFaults}).
+ *
+ * <p>Once {@link #gatherRenewals} is called, a renewal sent without waiting ({@link #renewAsync})
+ * is queued, and {@link #flushRenewals} sends every queued one as one call that meets one armed
+ * fault, as the lettuce gateway's batches do: the whole batch applied and answered, lost, refused,
+ * delayed or slow.
  *
  * <p>This class is threadsafe.
  */
@@ -37,7 +46,16 @@ public final class FaultyGateway implements LeaseGateway {
    */
   public record Call(String kind, long ttlMillis, Fault fault, long sentAt, long answered) {}
 
+  /** A batch {@link #flushRenewals} sent: how many leases, and the fault its call met (null: none). */
+  public record Flushed(int leases, Fault fault) {}
+
+  /** A renewal sent without waiting, queued for the next batch. */
+  private record Queued(ScriptCalls.Renewal renewal, long counterRetentionMillis,
+      CompletableFuture<GatewayReply.Change> reply) {}
+
   private final LeaseGateway delegate;
+  private final List<Queued> queued = new ArrayList<>();
+  private volatile boolean gathering;
   private final Deque<Fault.Armed> armed = new ArrayDeque<>();
   private final List<Delayed> delayed = new ArrayList<>();
   private final List<Call> calls = new ArrayList<>();
@@ -73,6 +91,16 @@ public final class FaultyGateway implements LeaseGateway {
   /** Where each {@link Call}'s {@code sentAt} comes from (the chain's server clock); required before any call. */
   public void stampCallsWith(LongSupplier clock) {
     this.stamp = clock;
+  }
+
+  /** From now on {@link #renewAsync} queues its renewal until {@link #flushRenewals}. */
+  public void gatherRenewals() {
+    gathering = true;
+  }
+
+  /** How many renewals are queued for the next batch. */
+  public synchronized int queuedRenewals() {
+    return queued.size();
   }
 
   public void arm(Fault fault) {
@@ -127,6 +155,11 @@ public final class FaultyGateway implements LeaseGateway {
    * {@link Interleaving} it runs in, if any (a lane of a concurrent step waits there for its turn).
    */
   private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
+    return call(kind, ttl, send, mutating, () -> List.of(new Delayed(kind, ownership, ttl, send::get)));
+  }
+
+  /** @param late the requests a timeout keeps for {@link #applyLate}: one per lease of a batch */
+  private <T> T call(String kind, long ttl, Supplier<T> send, boolean mutating, Supplier<List<Delayed>> late) {
     Interleaving.point(kind + ":send");
     Fault.Armed armedFault = next(kind, ttl);
     Fault fault = armedFault == null ? null : armedFault.fault();
@@ -153,7 +186,7 @@ public final class FaultyGateway implements LeaseGateway {
       case TIMEOUT:
         if (mutating) {
           synchronized (this) {
-            delayed.add(new Delayed(kind, ownership, ttl, send::get));
+            delayed.addAll(late.get());
           }
         }
         break;
@@ -174,6 +207,80 @@ public final class FaultyGateway implements LeaseGateway {
   @Override
   public GatewayReply.Change renew(LeaseKeys keys, String ownership, long ttlMillis, long counterRetentionMillis) {
     return call("renew", ownership, ttlMillis, () -> delegate.renew(keys, ownership, ttlMillis, counterRetentionMillis), true);
+  }
+
+  @Override
+  public CompletableFuture<GatewayReply.Change> renewAsync(LeaseKeys keys, String ownership, long ttlMillis,
+      long counterRetentionMillis) {
+    if (!gathering) {
+      return LeaseGateway.super.renewAsync(keys, ownership, ttlMillis, counterRetentionMillis);
+    }
+    CompletableFuture<GatewayReply.Change> reply = new CompletableFuture<>();
+    synchronized (this) {
+      queued.add(new Queued(new ScriptCalls.Renewal(keys, ownership, ttlMillis), counterRetentionMillis, reply));
+    }
+    return reply;
+  }
+
+  /**
+   * Sends the queued renewals as one call (recorded as one {@code renew} {@link Call}, with the
+   * first lease's TTL) that meets the next armed fault, and completes each lease's future with its
+   * own element of the reply, or every one with the call's failure. A timeout keeps each lease's
+   * renewal as a delayed request of its own, in order: a late batch may reach the server lease by
+   * lease.
+   */
+  public Flushed flushRenewals() {
+    List<Queued> batch;
+    Fault.Armed meets;
+    synchronized (this) {
+      batch = List.copyOf(queued);
+      queued.clear();
+      meets = armed.peekFirst();
+    }
+    if (batch.isEmpty()) {
+      return new Flushed(0, null);
+    }
+    Flushed flushed = new Flushed(batch.size(), meets == null ? null : meets.fault());
+    long retention = batch.get(0).counterRetentionMillis();
+    if (batch.stream().anyMatch(q -> q.counterRetentionMillis() != retention)) {
+      // The script takes one retention per call; the lettuce gateway groups its batches by it.
+      throw new IllegalStateException("a batch's renewals share one counter retention");
+    }
+    List<ScriptCalls.Renewal> renewals = batch.stream().map(Queued::renewal).toList();
+    List<GatewayReply.Change> changes;
+    try {
+      changes = call("renew", renewals.get(0).ttlMillis(), () -> renewAll(renewals, retention), true,
+          () -> renewals.stream().map(r -> new Delayed("renew", r.ownership(), r.ttlMillis(),
+              () -> delegate.renew(r.keys(), r.ownership(), r.ttlMillis(), retention))).toList());
+    } catch (GatewayException e) {
+      batch.forEach(q -> q.reply().completeExceptionally(e));
+      return flushed;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).reply().complete(changes.get(i));
+    }
+    return flushed;
+  }
+
+  /**
+   * The server's side of a batch: one multi-lease RENEW on the simulated server; on another
+   * gateway each renewal through its own {@code renewAsync}, which the lettuce gateway gathers into
+   * its RENEW calls, joined (a failed call fails the batch).
+   */
+  private List<GatewayReply.Change> renewAll(List<ScriptCalls.Renewal> renewals, long retention) {
+    if (delegate instanceof SimulatedGateway sim) {
+      return sim.renewAll(renewals, retention);
+    }
+    List<CompletableFuture<GatewayReply.Change>> replies = renewals.stream()
+        .map(r -> delegate.renewAsync(r.keys(), r.ownership(), r.ttlMillis(), retention)).toList();
+    try {
+      return replies.stream().map(CompletableFuture::join).toList();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof GatewayException g) {
+        throw g;
+      }
+      throw e;
+    }
   }
 
   @Override

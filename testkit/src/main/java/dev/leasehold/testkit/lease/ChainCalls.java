@@ -2,7 +2,11 @@ package dev.leasehold.testkit.lease;
 
 import dev.leasehold.lease.AcquireOutcome;
 import dev.leasehold.lease.LeaseState;
+import dev.leasehold.lease.RenewOutcome;
+import dev.leasehold.testkit.fault.FaultyGateway;
 import dev.leasehold.testkit.twin.Outcome;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -16,6 +20,27 @@ interface ChainCalls {
   String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call);
 
   String renew(int handle, long ttlMs);
+
+  /**
+   * One lease of a batch of renewals sent without waiting (the watchdog's burst): the handle and
+   * TTL, the handle's state just before its {@code renewAsync}, and the reply that call returned.
+   */
+  record BatchedRenew(int handle, long ttlMs, LeaseState stateBefore, CompletableFuture<RenewOutcome> reply) {}
+
+  /** How many renewals the gateway holds for the next batch. */
+  int queuedRenewals();
+
+  /**
+   * Sends the renewals the gateway holds as one call (one armed fault for all), then follows every
+   * lease of {@code batch} on the twin as one batch, and records and checks each as a renew step
+   * from {@code before} (the server and handles before the first lease was sent). Returns each
+   * lease's outcome as the adapter gave it (a reply the adapter never completed is {@code NoReply})
+   * and what the call sent.
+   */
+  BatchReply renewBatch(List<BatchedRenew> batch, Snapshot before);
+
+  /** What a batch's call sent and met, and each lease's outcome, in the batch's order. */
+  record BatchReply(FaultyGateway.Flushed sent, List<Outcome> outcomes) {}
 
   String release(int handle);
 

@@ -40,6 +40,10 @@ final class ExpectedOutcomes {
     for (String v : List.of("Completed", "LeaseLostDuringWork", "NotAcquired")) {
       all.add("withLease:" + v);
     }
+    // The watchdog's batches (Supervision.batchLabel), by the fault their one call met.
+    for (String v : List.of("batchApplied", "batchLost", "batchDelayed", "batchRefused", "batchSlow")) {
+      all.add("tick:" + v);
+    }
     all.add("effect:accepted");
     all.add("effect:rejected");
     return all;

@@ -196,7 +196,7 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
     list.add(kind(ActionName.RELEASE_BESIDE_REPLAY, 6, List.of(handle, replayTtlMs, schedule),
         r -> new long[] {newest(r), draws.ttl(r), Interleaving.generate(r)},
         a -> new ReleaseBesideReplay(a[0], draws.ttlOnGrid(a[1]), (int) a[2])));
-    // The library's own callers (Supervision): one registration at a time.
+    // The library's own callers (Supervision): up to Supervision.MAX_WATCHED registrations of distinct attempts.
     list.add(kind(ActionName.WATCH, 3, List.of(handle, ttlMs),
         r -> new long[] {newest(r), r.nextLong(config.minTtlMs(), maxTtl + 1)},
         a -> new Watch(a[0], draws.ttlOnGrid(a[1]))));

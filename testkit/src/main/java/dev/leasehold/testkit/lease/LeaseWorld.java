@@ -39,6 +39,7 @@ import dev.leasehold.testkit.twin.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -91,6 +92,8 @@ public final class LeaseWorld implements AutoCloseable {
     this.backend = config.backend().get();
     this.clock = backend.clock();
     this.gateway = new FaultyGateway(backend.gateway());
+    // The watchdog's renewals go out in batches, as on a real server: Supervision sends each burst.
+    gateway.gatherRenewals();
     this.handles = new AdapterHandles(backend);
     this.port = config.ports().create(gateway, clock, config.drift(), config.fenceMode(), new SeededRandom(seed),
         (keys, d) -> {
@@ -162,7 +165,7 @@ public final class LeaseWorld implements AutoCloseable {
     } else if (action instanceof RenewBesideReplay || action instanceof ReleaseBesideReplay) {
       return !handles.isEmpty() && gateway.armedCount() == 0;
     } else if (action instanceof Watch) {
-      return !handles.isEmpty() && !supervision.watching();
+      return !handles.isEmpty() && supervision.mayWatch();
     } else if (action instanceof WithLease) {
       return !targets.unsent().isEmpty() && !supervision.watching();
     }
@@ -200,8 +203,9 @@ public final class LeaseWorld implements AutoCloseable {
     } else if (action instanceof State a) {
       return state(targets.handle(a.handle()));
     } else if (action instanceof Tick a) {
-      supervision.passTime(a.nanos());
-      return noEvent(a.name());
+      String label = supervision.passTime(a.nanos());
+      noEvent(a.name());
+      return label;
     } else if (action instanceof Pause a) {
       // Nothing runs: a paused process, whose watchdog is paused too.
       advance(a.nanos());
@@ -282,6 +286,36 @@ public final class LeaseWorld implements AutoCloseable {
     oracle.follow(m -> m.renew(handle, ttlMs), actual);
     record(ActionName.RENEW.chainName(), handles.attempt(handle), handle, actual, before, stateBefore, ttlMs);
     return actual.variant();
+  }
+
+  /** The batch's call, then each lease on the twin (one fault for all) and as a renew step: see {@link ChainCalls#renewBatch}. */
+  private ChainCalls.BatchReply renewBatch(List<ChainCalls.BatchedRenew> batch, Snapshot before) {
+    FaultyGateway.Flushed sent = gateway.flushRenewals();
+    List<Outcome> actual = batch.stream().map(LeaseWorld::replied).toList();
+    List<LeaseModel.Renewal> renewals = batch.stream().map(b -> new LeaseModel.Renewal(b.handle(), b.ttlMs())).toList();
+    oracle.followAll(m -> m.renewBatch(renewals), actual);
+    for (int i = 0; i < batch.size(); i++) {
+      ChainCalls.BatchedRenew b = batch.get(i);
+      lastCall = b.reply().isDone() && !b.reply().isCompletedExceptionally() ? b.reply().join() : null;
+      record(ActionName.RENEW.chainName(), handles.attempt(b.handle()), b.handle(), actual.get(i), before,
+          b.stateBefore(), b.ttlMs());
+      check();
+    }
+    return new ChainCalls.BatchReply(sent, actual);
+  }
+
+  /** What the adapter answered one lease of a batch: its outcome, what it failed with, or NoReply. */
+  private static Outcome replied(ChainCalls.BatchedRenew b) {
+    if (!b.reply().isDone()) {
+      // The batch's call ended and this lease was never answered: no outcome the twin allows.
+      return Outcome.of("NoReply");
+    }
+    try {
+      return Outcomes.of(b.reply().join());
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      return Outcome.of(cause.getClass().getSimpleName());
+    }
   }
 
   private String release(int handle) {
@@ -377,6 +411,16 @@ public final class LeaseWorld implements AutoCloseable {
     @Override
     public String renew(int handle, long ttlMs) {
       return LeaseWorld.this.renew(handle, ttlMs);
+    }
+
+    @Override
+    public int queuedRenewals() {
+      return gateway.queuedRenewals();
+    }
+
+    @Override
+    public ChainCalls.BatchReply renewBatch(List<ChainCalls.BatchedRenew> batch, Snapshot before) {
+      return LeaseWorld.this.renewBatch(batch, before);
     }
 
     @Override

@@ -81,6 +81,15 @@ final class Oracle {
    */
   void follow(Function<LeaseModel, Outcome> step, Outcome actual) {
     measureSlack();
+    twin = explore(twin, m -> List.of(step.apply(m)), List.of(actual));
+  }
+
+  /**
+   * The twin takes a call of several leases (a batch of renewals), on the branch of its choices
+   * that gives every lease the adapter's outcome, in order.
+   */
+  void followAll(Function<LeaseModel, List<Outcome>> step, List<Outcome> actual) {
+    measureSlack();
     twin = explore(twin, step, actual);
   }
 
@@ -88,16 +97,16 @@ final class Oracle {
    * Runs {@code step} on copies of {@code model}, exploring its uncertain choices, and returns the
    * copy whose outcome the adapter produced, or the first branch when none does.
    */
-  private LeaseModel explore(LeaseModel model, Function<LeaseModel, Outcome> step, Outcome actual) {
+  private LeaseModel explore(LeaseModel model, Function<LeaseModel, List<Outcome>> step, List<Outcome> actual) {
     List<List<Boolean>> frontier = new ArrayList<>(List.of(List.of()));
-    List<Outcome> allowed = new ArrayList<>();
+    List<Object> allowed = new ArrayList<>();
     LeaseModel first = null;
     for (int explored = 0; !frontier.isEmpty() && explored < 32; explored++) {
       List<Boolean> forced = frontier.remove(0);
       LeaseModel copy = model.copy();
       Choices choices = new Choices(forced);
       copy.choices(choices);
-      Outcome out = step.apply(copy);
+      List<Outcome> out = step.apply(copy);
       for (int i = forced.size(); i < choices.asked(); i++) {
         List<Boolean> alt = new ArrayList<>(forced);
         for (int j = forced.size(); j < i; j++) {
@@ -109,15 +118,28 @@ final class Oracle {
       if (first == null) {
         first = copy;
       }
-      allowed.add(out);
-      if (out.matches(actual, tolerance(), lateness())) {
+      allowed.add(out.size() == 1 ? out.get(0) : out);
+      if (matches(out, actual)) {
         copy.choices(new Choices(List.of()));
         return copy;
       }
     }
-    problems.add("the adapter returned " + actual + "; the model allows only " + allowed);
+    problems.add("the adapter returned " + (actual.size() == 1 ? actual.get(0) : actual) + "; the model allows only "
+        + allowed);
     first.choices(new Choices(List.of()));
     return first;
+  }
+
+  private boolean matches(List<Outcome> model, List<Outcome> actual) {
+    if (model.size() != actual.size()) {
+      return false;
+    }
+    for (int i = 0; i < model.size(); i++) {
+      if (!model.get(i).matches(actual.get(i), tolerance(), lateness())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** state(): what the adapter's handle said against the twin's. */

@@ -16,25 +16,44 @@ import dev.leasehold.lease.LeaseWatchdog;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.testkit.runner.PropertyViolation;
+import dev.leasehold.testkit.fault.Fault;
+import dev.leasehold.testkit.fault.FaultyGateway;
 import dev.leasehold.testkit.sim.LeaseClock;
 import dev.leasehold.testkit.sim.VirtualScheduler;
+import dev.leasehold.testkit.twin.Outcome;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * The library's own callers of the port as actions of a chain: a {@link LeaseWatchdog} (action
  * {@code watch}) and a {@link LeaseRunner} (action {@code withLease}) on the chain's clock. Their
  * renewals run on a {@link VirtualScheduler} when {@link #passTime} reaches them, and every call
  * they make goes through the world like the chain's own ({@link Mirrored}, {@link MirroredPort}):
- * the twin follows it and the invariants are checked after it. On top, the watchdog must always
+ * the twin follows it and the invariants are checked after it. The watchdog sends its renewals
+ * without waiting ({@link Mirrored#renewAsync}, the adapter's own {@code renewAsync}); the gateway
+ * holds those of one burst and {@link #passTime} sends them as one batch, which meets one armed
+ * fault and which the twin follows as one batch ({@code LeaseModel.renewBatch}), each lease judged
+ * and recorded as a renew step. On top, the watchdog must always
  * plan its next renewal before the watched lease runs out ({@code RenewsBeforeExpiry}), report
  * only a real loss ({@code LossIsReal}) and every loss it met ({@code LossIsReported}), and
  * {@code withLease} may return {@code Completed} only if the lease was still ACTIVE when the work
  * ended ({@code WorkResultAgreement}), and may leave the lease held on the server only if its result
  * says so, and never for longer than the TTL asked for ({@code NoLeaseLeftBehind}).
  *
- * <p>This class is not threadsafe; one chain runs on one thread. One registration is live at a time.
+ * <p>Up to {@link #MAX_WATCHED} registrations are live at once, each of a distinct attempt: two
+ * renewals of one attempt in one batch would be two sends before either reply, which the twin's
+ * atomic calls cannot follow (the adapter allows it: its ledger caps the pair's flights). Inside
+ * {@code withLease} its own registration is the only one.
+ *
+ * <p>This class is not threadsafe; one chain runs on one thread.
  */
 final class Supervision implements AutoCloseable {
   private final ChainCalls calls;
@@ -46,12 +65,12 @@ final class Supervision implements AutoCloseable {
   private final VirtualScheduler scheduler;
   private final LeaseWatchdog watchdog;
   private final LeaseRunner runner;
-  /** The handle the live registration renews; -1 for none. */
-  private int watched = -1;
-  /** The loss the watchdog reported to {@link #lost} for the live registration; null for none. */
-  private LeaseWatchdog.LeaseLoss reported;
-  /** The outcome of the watchdog's renew in the renewal that ran last; null if it sent none. */
-  private RenewOutcome lastRenew;
+  /** The live registrations by handle, oldest first; an ended one stays until its end is judged. */
+  private final Map<Integer, Watched> watched = new LinkedHashMap<>();
+  /** The renewals of the burst running now, in the order the watchdog sent them: the next batch. */
+  private final List<ChainCalls.BatchedRenew> batch = new ArrayList<>();
+  /** The implementation's side before the batch's first renewal was sent. */
+  private Snapshot batchBefore;
   /** The context of the work withLease runs, whose cancellation is the watchdog's loss report there; null outside. */
   private LeaseContext work;
   /** A violation found inside a call of the watchdog or LeaseRunner, for the step's own check. */
@@ -71,32 +90,73 @@ final class Supervision implements AutoCloseable {
     this.runner = new LeaseRunner(new MirroredPort(), watchdog, false, null);
   }
 
+  /** Live registrations at most: enough for batches of several leases, few enough to read in a shrunk chain. */
+  static final int MAX_WATCHED = 3;
+
+  /**
+   * One registration's bookkeeping: its handle, the loss the watchdog reported for it, and the
+   * outcome of its renew in the burst that ran last.
+   */
+  private static final class Watched {
+    final int hid;
+    /** Null inside withLease, where LeaseRunner holds the registration (the only one live then). */
+    LeaseWatchdog.Registration registration;
+    /** The loss reported to this registration's listener; null for none. */
+    LeaseWatchdog.LeaseLoss reported;
+    /** The simple name of the outcome of this registration's renew in the last burst; null if it sent none. */
+    String lastRenew;
+    /** Whether the last burst renewed this registration or reported its loss. */
+    boolean touched;
+
+    Watched(int hid) {
+      this.hid = hid;
+    }
+  }
+
   /** Whether a registration is live (the watchdog keeps at most one renewal scheduled per registration). */
   boolean watching() {
     return watchdog.registrations() > 0;
   }
 
-  /** watch(h, ttl): from now on the watchdog renews handle {@code hid} with {@code ttlMs}. */
+  /** Whether a watch may start: fewer than {@link #MAX_WATCHED} registrations live, none inside withLease. */
+  boolean mayWatch() {
+    return work == null && watchdog.registrations() < MAX_WATCHED;
+  }
+
+  private boolean live(Watched w) {
+    return w.registration == null ? watching() : w.registration.isActive();
+  }
+
+  /**
+   * watch(h, ttl): from now on the watchdog renews handle {@code hid} with {@code ttlMs}; skipped
+   * when a live registration already renews a handle of its attempt (see the class comment).
+   */
   String watch(int hid, long ttlMs) {
-    watched = hid;
-    reported = null;
+    watched.values().removeIf(w -> !live(w));
+    int attempt = handles.attempt(hid);
+    if (watched.values().stream().anyMatch(w -> handles.attempt(w.hid) == attempt)) {
+      return "skipped";
+    }
+    Watched w = new Watched(hid);
     try {
-      watchdog.watch(new Mirrored(hid), Duration.ofMillis(ttlMs), this::lost);
+      w.registration = watchdog.watch(new Mirrored(hid), Duration.ofMillis(ttlMs), loss -> lost(w, loss));
     } catch (IllegalArgumentException e) {
       // A TTL the handle's renew would refuse (not above the drift budget): refused before any
       // renewal, and nothing is watched.
-      watched = -1;
       return "refused";
     }
-    checkPlan();
+    watched.put(hid, w);
+    checkPlan(w);
     return "watching";
   }
 
   /**
    * Time passes by {@code nanos}; each renewal that falls due runs at its due time, and the
-   * invariants are checked after each call it makes.
+   * invariants are checked after each call it makes. Returns what the statistics count for the
+   * step: {@code ok}, or what the last batch the watchdog sent met ({@link #batchLabel}).
    */
-  void passTime(long nanos) {
+  String passTime(long nanos) {
+    String label = "ok";
     long left = nanos;
     while (scheduler.nextDue() != Long.MAX_VALUE) {
       long toDue = Math.max(0, scheduler.nextDue() - clock.clientNanos());
@@ -109,15 +169,66 @@ final class Supervision implements AutoCloseable {
         left -= toDue;
         continue;
       }
-      boolean live = watching();
-      lastRenew = null;
-      scheduler.runNext();
-      if (live) {
-        checkLossReported();
+      List<Watched> before = watched.values().stream().filter(this::live).toList();
+      for (Watched w : before) {
+        w.lastRenew = null;
+        w.touched = false;
       }
-      checkPlan();
+      scheduler.runNext();
+      FaultyGateway.Flushed sent = sendBatch();
+      if (sent.leases() > 0) {
+        label = batchLabel(sent.fault());
+      }
+      // A reply judged off the watchdog's executor hands its loss report over to it: run it now,
+      // so the report is judged after the renewal that found the loss.
+      scheduler.runHandedOver();
+      for (Watched w : before) {
+        if (w.touched || !live(w)) {
+          checkLossReported(w);
+          checkPlan(w);
+        }
+      }
+      watched.values().removeIf(w -> !live(w));
     }
     calls.advance(left);
+    return label;
+  }
+
+  /**
+   * A batch the watchdog sent as the statistics count it, by the fault its one call met:
+   * batchApplied, batchLost, batchDelayed, batchRefused (any refusal) or batchSlow.
+   */
+  static String batchLabel(Fault fault) {
+    if (fault == null) {
+      return "batchApplied";
+    }
+    return switch (fault) {
+      case LOSE_REPLY -> "batchLost";
+      case TIMEOUT -> "batchDelayed";
+      case REFUSE, REFUSE_BEFORE_SEND, REFUSE_LASTING -> "batchRefused";
+      case SLOW_REPLY -> "batchSlow";
+    };
+  }
+
+  /**
+   * Sends the burst's renewals as one batch: the world's one call, the twin's batch, a renew step
+   * and the checks for each lease; each registration keeps its lease's outcome.
+   */
+  private FaultyGateway.Flushed sendBatch() {
+    if (batch.isEmpty()) {
+      return new FaultyGateway.Flushed(0, null);
+    }
+    List<ChainCalls.BatchedRenew> sent = List.copyOf(batch);
+    batch.clear();
+    ChainCalls.BatchReply reply = guarded(() -> calls.renewBatch(sent, batchBefore));
+    List<Outcome> outcomes = reply.outcomes();
+    for (int i = 0; i < sent.size(); i++) {
+      Watched w = watched.get(sent.get(i).handle());
+      if (w != null) {
+        w.lastRenew = outcomes.get(i).variant();
+      }
+    }
+    return reply.sent();
   }
 
   /**
@@ -128,23 +239,25 @@ final class Supervision implements AutoCloseable {
   String withLease(int attempt, long ttlMs, long workNanos, long pauseNanos) {
     LeaseRequest request = new LeaseRequest(LeaseWorld.PURPOSE, LeaseWorld.DIGEST, Duration.ZERO,
         Duration.ofMillis(ttlMs), attempts.get(attempt));
-    reported = null;
     LeaseState[] atEnd = new LeaseState[1];
     boolean[] cancelled = new boolean[1];
     LeaseResult<String> result;
     try {
       result = runner.withLease(request, context -> {
         work = context;
-        watched = ((Mirrored) context.handle()).hid;
-        checkPlan();
+        int hid = ((Mirrored) context.handle()).hid;
+        Watched w = new Watched(hid);
+        watched.put(hid, w);
+        checkPlan(w);
         passTime(workNanos);
         calls.advance(pauseNanos);
-        atEnd[0] = oracle.twin().state(watched);
+        atEnd[0] = oracle.twin().state(hid);
         cancelled[0] = context.isCancelled();
         return "done";
       });
     } finally {
       work = null;
+      watched.clear();
     }
     String name = result.getClass().getSimpleName();
     guard(() -> CallerInvariants.workResultAgreement(name, atEnd[0], cancelled[0]));
@@ -193,34 +306,40 @@ final class Supervision implements AutoCloseable {
   }
 
   /**
-   * After each renewal the watchdog ran for a live registration: LossIsReal of a loss it reported
-   * (to {@link #lost}, or inside withLease to the work's context), and LossIsReported. A report
-   * ends the registration, so each loss is judged once.
+   * After each burst that renewed registration {@code w}, reported its loss or ended it: LossIsReal
+   * of a loss it reported (to {@link #lost}, or inside withLease to the work's context), and
+   * LossIsReported. A report ends the registration, so each loss is judged once.
    */
-  private void checkLossReported() {
-    LeaseWatchdog.LeaseLoss loss = reported != null ? reported : work == null ? null : work.cancellation().orElse(null);
+  private void checkLossReported(Watched w) {
+    LeaseWatchdog.LeaseLoss loss = w.reported != null ? w.reported
+        : work == null ? null : work.cancellation().orElse(null);
     if (loss != null) {
-      LeaseState twin = oracle.twin().state(watched);
+      LeaseState twin = oracle.twin().state(w.hid);
       guard(() -> CallerInvariants.lossIsReal(loss.state(), twin));
     }
-    LeaseState now = handles.get(watched).state();
-    String outcome = lastRenew == null ? null : lastRenew.getClass().getSimpleName();
-    guard(() -> CallerInvariants.lossIsReported(outcome, now, loss != null, watching()));
+    LeaseState now = handles.get(w.hid).state();
+    guard(() -> CallerInvariants.lossIsReported(w.lastRenew, now, loss != null, live(w)));
   }
 
-  /** RenewsBeforeExpiry, whenever the watchdog has just (re)planned a renewal of an ACTIVE lease. */
-  private void checkPlan() {
-    if (scheduler.nextDue() == Long.MAX_VALUE || watched < 0 || oracle.twin().state(watched) != LeaseState.ACTIVE) {
+  /**
+   * RenewsBeforeExpiry, whenever the watchdog has just (re)planned a renewal of {@code w}'s ACTIVE
+   * lease. The scheduler shows the watchdog's next wake, the earliest of its registrations' planned
+   * renewals: with several live it bounds {@code w}'s own plan from below, so the check is exact
+   * for one registration and may pass a late plan of one of several until it is the next wake.
+   */
+  private void checkPlan(Watched w) {
+    if (scheduler.nextDue() == Long.MAX_VALUE || !live(w) || oracle.twin().state(w.hid) != LeaseState.ACTIVE) {
       return;
     }
     long due = scheduler.nextDue() - clock.clientNanos();
-    long remaining = oracle.twin().remaining(watched);
+    long remaining = oracle.twin().remaining(w.hid);
     guard(() -> CallerInvariants.renewsBeforeExpiry(due, remaining, LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos()));
   }
 
-  /** The listener of {@link #watch}; the loss is judged after the renewal that reported it ({@link #checkLossReported}). */
-  private void lost(LeaseWatchdog.LeaseLoss loss) {
-    reported = loss;
+  /** The listener of {@link #watch}; the loss is judged after the burst that reported it ({@link #checkLossReported}). */
+  private void lost(Watched w, LeaseWatchdog.LeaseLoss loss) {
+    w.reported = loss;
+    w.touched = true;
   }
 
   /**
@@ -241,8 +360,15 @@ final class Supervision implements AutoCloseable {
    * LeaseRunner must not be the ones to decide what a violation inside them means.
    */
   private void guard(Runnable check) {
-    try {
+    guarded(() -> {
       check.run();
+      return null;
+    });
+  }
+
+  private <T> T guarded(Supplier<T> check) {
+    try {
+      return check.get();
     } catch (PropertyViolation v) {
       deferred = deferred == null ? v : deferred;
       throw v;
@@ -278,8 +404,44 @@ final class Supervision implements AutoCloseable {
     @Override
     public RenewOutcome renew(Duration ttl) {
       calls.renew(hid, ttl.toMillis());
-      lastRenew = checked(RenewOutcome.class);
-      return lastRenew;
+      RenewOutcome out = checked(RenewOutcome.class);
+      Watched w = watched.get(hid);
+      if (w != null) {
+        w.lastRenew = out.getClass().getSimpleName();
+        w.touched = true;
+      }
+      return out;
+    }
+
+    /**
+     * The adapter's own renewAsync: a renewal the gateway holds joins the burst's batch, sent when
+     * the burst ends ({@link #sendBatch}). One answered here with nothing held (not sent, or a
+     * handle that renews on the calling thread, whose call is made already) is followed at once
+     * as a batch of its own, unless renewals are already held for this burst; then it joins them
+     * (one not sent changes nothing the twin would see between them).
+     */
+    @Override
+    public CompletionStage<RenewOutcome> renewAsync(Duration ttl) {
+      if (batch.isEmpty()) {
+        batchBefore = calls.snapshot();
+      }
+      Watched w = watched.get(hid);
+      if (w != null) {
+        w.touched = true;
+      }
+      LeaseState stateBefore = real().state();
+      int held = calls.queuedRenewals();
+      CompletableFuture<RenewOutcome> reply;
+      try {
+        reply = real().renewAsync(ttl).toCompletableFuture();
+      } catch (IllegalArgumentException e) {
+        reply = CompletableFuture.failedFuture(e);
+      }
+      batch.add(new ChainCalls.BatchedRenew(hid, ttl.toMillis(), stateBefore, reply));
+      if (reply.isDone() && held == 0 && calls.queuedRenewals() == 0) {
+        sendBatch();
+      }
+      return reply;
     }
 
     @Override

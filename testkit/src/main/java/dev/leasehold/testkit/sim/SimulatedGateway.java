@@ -60,6 +60,14 @@ public final class SimulatedGateway implements LeaseGateway {
     return ScriptCalls.renewReply(array(run(ScriptCalls.renew(keys, ownership, ttlMillis, counterRetentionMillis))), 1).get(0);
   }
 
+  /**
+   * RENEW of several leases in one script run, as the lettuce gateway's batches send it
+   * ({@link ScriptCalls#renewAll}): one change per lease, in order.
+   */
+  public List<GatewayReply.Change> renewAll(List<ScriptCalls.Renewal> renewals, long counterRetentionMillis) {
+    return ScriptCalls.renewReply(array(run(ScriptCalls.renewAll(renewals, counterRetentionMillis))), renewals.size());
+  }
+
   @Override
   public GatewayReply.Change release(LeaseKeys keys, String ownership) {
     return ScriptCalls.changeReply(LeaseScript.RELEASE, integer(run(ScriptCalls.release(keys, ownership))));

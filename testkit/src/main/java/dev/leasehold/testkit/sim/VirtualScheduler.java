@@ -35,12 +35,15 @@ public final class VirtualScheduler extends AbstractExecutorService implements S
     final long due;
     final long order = sequence++;
     final Runnable body;
+    /** Handed over with {@link #execute}: to run as soon as possible, not at a planned time. */
+    final boolean handedOver;
     boolean cancelled;
     boolean done;
 
-    Task(long due, Runnable body) {
+    Task(long due, Runnable body, boolean handedOver) {
       this.due = due;
       this.body = body;
+      this.handedOver = handedOver;
     }
 
     @Override
@@ -99,12 +102,33 @@ public final class VirtualScheduler extends AbstractExecutorService implements S
     return true;
   }
 
+  /**
+   * Runs, in the order they were handed over, the tasks given to {@link #execute} (the watchdog's
+   * loss reports of replies judged off its executor), and those they hand over in turn; tasks
+   * planned with a delay wait for {@link #runNext}.
+   */
+  public void runHandedOver() {
+    for (Task next = firstHandedOver(); next != null; next = firstHandedOver()) {
+      tasks.remove(next);
+      next.done = true;
+      next.body.run();
+    }
+  }
+
+  private Task firstHandedOver() {
+    return tasks.stream().filter(t -> t.handedOver).min(Comparator.comparingLong(t -> t.order)).orElse(null);
+  }
+
   @Override
   public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+    return add(command, delay, unit, false);
+  }
+
+  private Task add(Runnable command, long delay, TimeUnit unit, boolean handedOver) {
     if (shutdown) {
       throw new java.util.concurrent.RejectedExecutionException("shut down");
     }
-    Task t = new Task(clock.getAsLong() + Math.max(0, unit.toNanos(delay)), command);
+    Task t = new Task(clock.getAsLong() + Math.max(0, unit.toNanos(delay)), command, handedOver);
     tasks.add(t);
     return t;
   }
@@ -126,7 +150,7 @@ public final class VirtualScheduler extends AbstractExecutorService implements S
 
   @Override
   public void execute(Runnable command) {
-    schedule(command, 0, TimeUnit.NANOSECONDS);
+    add(command, 0, TimeUnit.NANOSECONDS, true);
   }
 
   @Override

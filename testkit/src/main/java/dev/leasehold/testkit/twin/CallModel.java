@@ -3,7 +3,9 @@ package dev.leasehold.testkit.twin;
 import dev.leasehold.lease.LeaseState;
 import dev.leasehold.testkit.fault.Fault;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
@@ -133,6 +135,70 @@ final class CallModel {
     return send(new LeaseModel.Req("renew", h.attempt, ttlMs),
         () -> client.timeoutRenew(h, start, ttlMs) == LeaseState.LOST ? Outcome.of("Lost") : Outcome.of("Indeterminate"),
         status -> renewed(h, status, start, wallStart, ttlMs));
+  }
+
+  /**
+   * A batch of renewals (the watchdog's burst, one RENEW call) through to each lease's outcome:
+   * the spec's Renew of each lease at one instant, sent together and meeting one fault together.
+   * A lease that may not be renewed (or whose TTL is refused) is answered at once and not sent;
+   * if none is sent, no call is made and no fault is taken. Refused: each is refused. Timeout:
+   * each stays delayed, in order, and may apply late on its own. Otherwise each lease's script runs
+   * in order, a slow reply's time passes once, and each reply is delivered, or each is lost. Two
+   * renewals of one attempt would be two sends before either reply, which this atomic call cannot
+   * follow: the leases must be of distinct attempts.
+   */
+  List<Outcome> renewBatch(List<LeaseModel.Renewal> renewals) {
+    Outcome[] out = new Outcome[renewals.size()];
+    List<Integer> sent = new ArrayList<>();
+    for (int i = 0; i < renewals.size(); i++) {
+      LeaseModel.Renewal r = renewals.get(i);
+      HandleModel h = client.handles.get(r.handle());
+      if (!ttlOk(r.ttlMs())) {
+        out[i] = Outcome.of("IllegalArgumentException");
+      } else if (!client.canRenew(h)) {
+        out[i] = Outcome.of("NotActive", h.hs.name());
+      } else if (sent.stream().anyMatch(j -> client.handles.get(renewals.get(j).handle()).attempt == h.attempt)) {
+        throw new IllegalArgumentException("two renewals of attempt " + h.attempt + " in one batch");
+      } else {
+        sent.add(i);
+      }
+    }
+    if (sent.isEmpty()) {
+      return List.of(out);
+    }
+    long start = time.cnow;
+    long wallStart = time.wall();
+    Fault f = next();
+    Outcome refused = refused(f);
+    int[] status = new int[renewals.size()];
+    for (int i : sent) {
+      LeaseModel.Renewal r = renewals.get(i);
+      HandleModel h = client.handles.get(r.handle());
+      LeaseModel.Req request = new LeaseModel.Req("renew", h.attempt, r.ttlMs());
+      if (refused != null) {
+        out[i] = refused;
+      } else if (f == Fault.TIMEOUT) {
+        server.delay(request);
+      } else {
+        status[i] = server.script(request);
+      }
+    }
+    if (refused != null) {
+      return List.of(out);
+    }
+    if (f != Fault.TIMEOUT) {
+      replyTakes();
+    }
+    for (int i : sent) {
+      LeaseModel.Renewal r = renewals.get(i);
+      HandleModel h = client.handles.get(r.handle());
+      if (f == Fault.TIMEOUT || f == Fault.LOSE_REPLY) {
+        out[i] = client.timeoutRenew(h, start, r.ttlMs()) == LeaseState.LOST ? Outcome.of("Lost") : Outcome.of("Indeterminate");
+      } else {
+        out[i] = renewed(h, status[i], start, wallStart, r.ttlMs());
+      }
+    }
+    return List.of(out);
   }
 
   /** DeliverRenew and its ResultOf: Renewed only if the handle is ACTIVE with the new deadline. */

@@ -30,6 +30,9 @@ public final class LeaseModel {
   /** A request in flight whose client gave up (spec: delayed). */
   public record Req(String kind, int attempt, long ttlMs) {}
 
+  /** One lease of a batch of renewals: handle {@code handle} renewed for {@code ttlMs}. */
+  public record Renewal(int handle, long ttlMs) {}
+
   /** One wait-loop sleep: what the adapter asked for and the client clock after it. */
   public record Sleep(long requested, long trueAfter) {}
 
@@ -136,6 +139,11 @@ public final class LeaseModel {
   /** Renew(h, ttl) through to its outcome. */
   public Outcome renew(int hid, long ttlMs) {
     return calls.renew(hid, ttlMs);
+  }
+
+  /** The Renew of each lease of one batch, sent at one instant and answered together; each lease's outcome, in order. */
+  public List<Outcome> renewBatch(List<Renewal> renewals) {
+    return calls.renewBatch(renewals);
   }
 
   /** Release(h) through to its outcome. */
