@@ -104,10 +104,9 @@ final class ScaleReport {
         + "renewal periods, after one renewal period that every lease was renewed in. Renewals: what Leasehold's "
         + "watchdog reported (Redisson does not say); commands: what clients sent, per second. Heap per lease from %,d leases on. Lateness: how long after it was due a renewal was sent (Leasehold only: "
         + "Redisson does not show when a renewal was due). Client CPU is the whole JVM's; \"of which JIT\" is "
-        + "the part its JIT compiler threads took, which comes from when each library's code gets compiled, "
-        + "not from what it does per renewal: in runs of 150 s it was still 3 to 20 ticks of 10 ms per renewal "
-        + "period for either library. \"Steady\" is the rest, what keeping the leases costs once the JIT has "
-        + "settled.%n%n", ttlMillis / 1000, HEAP_MIN_LEASES));
+        + "the part its JIT compiler threads took (compiling the code, which depends on when each library's "
+        + "code gets hot, not on what it does per renewal), \"steady\" the rest.%n%n", ttlMillis / 1000,
+        HEAP_MIN_LEASES));
     md.append("| leases | library | renewals/s | commands/s | client CPU (% of a core) | of which JIT (%) | "
         + "steady client CPU (%) | server CPU (%) | lateness p50 (ms) | lateness p99 (ms) | heap per lease (bytes) |\n"
         + "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
