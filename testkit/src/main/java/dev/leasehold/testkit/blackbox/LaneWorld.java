@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -168,16 +169,19 @@ final class LaneWorld implements AutoCloseable {
 
   private String renew(int c, long ttlMs) throws Exception {
     Party p = party(c);
+    Seen before = read();
     long start = System.nanoTime();
     long until = start + TimeUnit.MILLISECONDS.toNanos(ttlMs);
     boolean renewed;
     try {
       renewed = p.call(() -> p.client.renew(RESOURCE, Duration.ofMillis(ttlMs)));
     } catch (Exception e) {
+      checkOthersLockKept(c, before, read(), "renew", MutualExclusion);
       // It may have run: the expiry may now be as short as this renew set it.
       p.hold = p.hold.cappedAt(until);
       return p.outcome("uncertain");
     }
+    checkOthersLockKept(c, before, read(), "renew", renewed ? MutualExclusion : CertaintyIsHonest);
     if (renewed) {
       // The last write decides the expiry, and every earlier call of this client has returned.
       checkExclusion(c, start, System.nanoTime(), "renew");
@@ -199,11 +203,13 @@ final class LaneWorld implements AutoCloseable {
     try {
       released = p.call(() -> p.client.release(RESOURCE));
     } catch (Exception e) {
+      checkOthersLockKept(c, before, read(), "release", MutualExclusion);
       return p.outcome("uncertain");
     } finally {
       p.hold = null;
     }
     Seen after = read();
+    checkOthersLockKept(c, before, after, "release", released ? MutualExclusion : CertaintyIsHonest);
     if (released) {
       if (hold.certain() && hold.id().isPresent()) {
         judge.met(NoLeaseLeftBehind);
@@ -290,6 +296,54 @@ final class LaneWorld implements AutoCloseable {
           + " was granted token " + token.getAsLong() + " after token " + highestToken.getAsLong() + " was issued");
     }
     highestToken = OptionalLong.of(Math.max(token.getAsLong(), highestToken.orElse(Long.MIN_VALUE)));
+  }
+
+  /**
+   * A call of client {@code c} must leave another client's live lock as it was: read just before
+   * the call, held by another client's id with time left, it must still be there after the call
+   * for at least that time, unless it could have expired in between. A call that removed or
+   * shortened it breaks {@code broken}: MutualExclusion at once (the other client still believes
+   * it holds the lock, and a third may now be granted it), or CertaintyIsHonest when the call said
+   * it changed nothing. Judged without waiting for a later grant to land in the gap.
+   */
+  private void checkOthersLockKept(int c, Seen before, Seen after, String call, BlackBoxProperty broken) {
+    Optional<String> holder = before.lock.holder();
+    if (holder.isEmpty() || before.lock.pttlMs() == -2) {
+      return;
+    }
+    OptionalInt owner = otherHolder(c, holder.get());
+    if (owner.isEmpty()) {
+      return;
+    }
+    // -1: no expiry, so it cannot have run out.
+    long expiresAtLeast = before.lock.pttlMs() < 0 ? Long.MAX_VALUE
+        : before.from + TimeUnit.MILLISECONDS.toNanos(before.lock.pttlMs());
+    if (before.lock.pttlMs() >= 0 && after.to + SLACK_NANOS - expiresAtLeast >= 0) {
+      return;
+    }
+    judge.met(broken);
+    boolean kept = after.lock.heldBy(holder.get()) && (after.lock.pttlMs() < 0
+        || before.lock.pttlMs() >= 0 && after.to + TimeUnit.MILLISECONDS.toNanos(after.lock.pttlMs()) + SLACK_NANOS
+            - expiresAtLeast >= 0);
+    judge.check(kept, broken, "client " + c + "'s " + call + (broken == CertaintyIsHonest ? ", which said it changed nothing," : "")
+        + " left client " + owner.getAsInt() + "'s lock, held with " + before.lock.pttlMs()
+        + " ms left just before, " + (after.lock.heldBy(holder.get()) ? "with " + after.lock.pttlMs() + " ms left"
+        : "gone: " + after.lock) + " just after (" + TimeUnit.NANOSECONDS.toMillis(after.to - before.from) + " ms later)");
+  }
+
+  /** The client other than {@code c} whose lock {@code id} is, by its open grant or by what it names. */
+  private OptionalInt otherHolder(int c, String id) {
+    for (int d = 0; d < parties.size(); d++) {
+      Party other = parties.get(d);
+      if (d == c) {
+        continue;
+      }
+      Optional<String> named = other.hold != null ? other.hold.id() : other.client.holderId(RESOURCE);
+      if (named.isPresent() && named.get().equals(id)) {
+        return OptionalInt.of(d);
+      }
+    }
+    return OptionalInt.empty();
   }
 
   /** A held key that is gone although it cannot have expired was deleted by the call in between. */

@@ -31,7 +31,13 @@ class BlackBoxPropertiesIntegrationTests {
           List.of("tryAcquire(client=0, ttlMs=300)")),
       Flaw.UNLOCK_WITHOUT_COMPARE, new Case(BlackBoxProperty.MutualExclusion,
           List.of("tryAcquire(client=0, ttlMs=80)", "tick(ms=150)", "tryAcquire(client=1, ttlMs=400)",
-              "release(client=0)", "tryAcquire(client=0, ttlMs=300)")),
+              "release(client=0)")),
+      Flaw.UNLOCK_WITHOUT_COMPARE_SAYS_NOT_HELD, new Case(BlackBoxProperty.CertaintyIsHonest,
+          List.of("tryAcquire(client=0, ttlMs=80)", "tick(ms=150)", "tryAcquire(client=1, ttlMs=400)",
+              "release(client=0)")),
+      Flaw.RENEW_WITHOUT_COMPARE, new Case(BlackBoxProperty.MutualExclusion,
+          List.of("tryAcquire(client=0, ttlMs=80)", "tick(ms=150)", "tryAcquire(client=1, ttlMs=400)",
+              "renew(client=0, ttlMs=80)")),
       Flaw.SENDS_AFTER_RELEASE, new Case(BlackBoxProperty.NoSendAfterEnd,
           List.of("tryAcquire(client=0, ttlMs=300)", "release(client=0)", "tick(ms=200)")));
 

@@ -22,7 +22,11 @@ import java.util.concurrent.TimeUnit;
 record ToyLock(Flaw flaw) implements LockLibrary {
   enum Flaw {
     NONE, RELEASE_KEEPS_KEY, REFUSAL_DELETES, TOKEN_GOES_BACK, BELIEF_TOO_LONG, UNLOCK_WITHOUT_COMPARE,
-    SENDS_AFTER_RELEASE
+    SENDS_AFTER_RELEASE,
+    /** A plain DEL, then "not held" when the value was not ours: it deletes whatever is there. */
+    UNLOCK_WITHOUT_COMPARE_SAYS_NOT_HELD,
+    /** A renew that sets the TTL on whatever holds the key, shortening another client's lock. */
+    RENEW_WITHOUT_COMPARE
   }
 
   static final String COMPARE_DEL = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
@@ -80,8 +84,9 @@ record ToyLock(Flaw flaw) implements LockLibrary {
       @Override
       public boolean renew(String resource, Duration ttl) {
         long start = System.nanoTime();
-        Long done = redis.eval(COMPARE_PEXPIRE, ScriptOutputType.INTEGER, new String[] {key(resource)}, id,
-            Long.toString(ttl.toMillis()));
+        Long done = flaw == Flaw.RENEW_WITHOUT_COMPARE ? (redis.pexpire(key(resource), ttl.toMillis()) ? 1L : 0L)
+            : redis.eval(COMPARE_PEXPIRE, ScriptOutputType.INTEGER, new String[] {key(resource)}, id,
+                Long.toString(ttl.toMillis()));
         if (done == 1) {
           deadline = start + ttl.toNanos() - 10_000_000L;
         }
@@ -100,6 +105,11 @@ record ToyLock(Flaw flaw) implements LockLibrary {
         if (flaw == Flaw.UNLOCK_WITHOUT_COMPARE) {
           redis.del(key(resource));
           return true;
+        }
+        if (flaw == Flaw.UNLOCK_WITHOUT_COMPARE_SAYS_NOT_HELD) {
+          String held = redis.get(key(resource));
+          redis.del(key(resource));
+          return id.equals(held);
         }
         Long deleted = redis.eval(COMPARE_DEL, ScriptOutputType.INTEGER, new String[] {key(resource)}, id);
         return deleted == 1;
