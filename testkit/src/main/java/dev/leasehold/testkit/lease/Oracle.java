@@ -27,7 +27,8 @@ import java.util.function.Supplier;
  * <p>This class is not threadsafe; one chain runs on one thread.
  */
 final class Oracle {
-  private final WorldConfig config;
+  /** What is checked; {@link #waive} takes invariants out once an outside write breaks them by definition. */
+  private WorldConfig config;
   private final Backend backend;
   private final LeaseClock clock;
   private final AdapterHandles handles;
@@ -68,6 +69,14 @@ final class Oracle {
    */
   void measureSlack() {
     slack = backend.slackNanos();
+  }
+
+  /**
+   * From now on {@code invariants} are not checked on this resource: an outside write took its key
+   * from under the handles, which breaks them by definition (see {@link WorldConfig#withExternalWrites}).
+   */
+  void waive(LeaseProperty... invariants) {
+    config = config.waiving(invariants);
   }
 
   /** A disagreement between the adapter and the twin, reported by the next {@link #check}. */

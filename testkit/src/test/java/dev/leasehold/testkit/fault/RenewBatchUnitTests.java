@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The watchdog's batches as the property suite sends them ({@link FaultyGateway#flushRenewals}
  * over {@link SimulatedGateway#renewAll}): several leases of distinct keys in one RENEW call, each
- * answered by its own element of the reply, and one armed fault for the whole call. The suite's
- * world has one lease key, where only one lease can be held, so the mapping of reply i to lease i
- * is checked here, on three keys whose leases answer differently.
+ * answered by its own element of the reply, and one armed fault for the whole call: the gateway
+ * alone, on three keys whose leases answer differently. The property suite's BatchMachine checks
+ * the same batches with the adapter, the watchdog and a twin per key.
  */
 class RenewBatchUnitTests {
   private static final LeaseKeys HELD = new LeaseKeys("leasehold:lease:v1:{a}");
