@@ -32,6 +32,7 @@ class DocBlocksUnitTests {
       "docs/guide.md: Fenced writes", "jdbc: FencedWriteDocUnitTests",
       "docs/guide.md: Spring Boot", "spring-boot-starter: SpringBootDocUnitTests",
       "docs/guide.md: ShedLock", "shedlock: ShedLockDocUnitTests",
+      "docs/guide.md: Spring Integration", "spring-integration: LockRegistryDocUnitTests",
       "docs/verification.md: Run the property kit in your CI", "model-tests: ConformanceDocUnitTests",
       "docs/black-box.md: How a run works", "peers: BlackBoxDocUnitTests",
       "docs/black-box.md: Writing a port", "peers: BlackBoxDocUnitTests");
