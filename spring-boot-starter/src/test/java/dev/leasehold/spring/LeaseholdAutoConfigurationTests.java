@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.leasehold.integration.LeaseholdLockRegistry;
 import dev.leasehold.lease.AcquireOutcome;
 import dev.leasehold.lease.LeaseException;
 import dev.leasehold.lease.LeaseRequest;
@@ -13,6 +14,7 @@ import dev.leasehold.redis.FenceMode;
 import dev.leasehold.redis.RedisLeaseAdapter;
 import dev.leasehold.redis.RedisLeaseConfig;
 import dev.leasehold.redis.RedisLeases;
+import dev.leasehold.shedlock.LeaseholdLockProvider;
 import dev.leasehold.testkit.redis.RedisServerExtension;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
@@ -21,6 +23,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import net.javacrumbs.shedlock.core.LockProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -28,6 +31,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.support.locks.DefaultLockRegistry;
+import org.springframework.integration.support.locks.LockRegistry;
 
 /**
  * The auto-configuration in {@link ApplicationContextRunner}s against a real {@code redis-server}:
@@ -147,6 +152,31 @@ class LeaseholdAutoConfigurationTests {
           assertThat(context).hasNotFailed().doesNotHaveBean(LeaseholdBuilderCustomizer.class);
           assertThat(context.getBean(RedisLeases.class).port()).isInstanceOf(RedisLeaseAdapter.class);
         });
+  }
+
+  @Test
+  void withShedLockAndSpringIntegration_theirLockProviderAndRegistryAreLeases() {
+    runner.withPropertyValues("leasehold.uri=" + uri()).run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(LeaseholdLockProvider.class).hasSingleBean(LeaseholdLockRegistry.class);
+      assertThat(context.getBean(LockProvider.class)).isInstanceOf(LeaseholdLockProvider.class);
+      assertThat(context.getBean(LockRegistry.class)).isInstanceOf(LeaseholdLockRegistry.class);
+    });
+  }
+
+  @Test
+  void anApplicationsOwnProviderOrRegistry_wins_andWithoutTheLibraryThereIsNone() {
+    LockProvider own = configuration -> java.util.Optional.empty();
+    runner.withPropertyValues("leasehold.uri=" + uri()).withBean(LockProvider.class, () -> own)
+        .withBean(LockRegistry.class, DefaultLockRegistry::new)
+        .run(context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean(LeaseholdLockProvider.class)
+              .doesNotHaveBean(LeaseholdLockRegistry.class);
+          assertThat(context.getBean(LockProvider.class)).isSameAs(own);
+        });
+    runner.withPropertyValues("leasehold.uri=" + uri())
+        .withClassLoader(new FilteredClassLoader(LockProvider.class, LockRegistry.class))
+        .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaseholdLockProvider.class)
+            .doesNotHaveBean(LeaseholdLockRegistry.class));
   }
 
   @Test
