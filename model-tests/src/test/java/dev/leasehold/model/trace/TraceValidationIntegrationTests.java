@@ -21,6 +21,7 @@ import dev.leasehold.testkit.lease.WorldConfig;
 import dev.leasehold.testkit.redis.RedisServer;
 import dev.leasehold.testkit.runner.PropertyRunner;
 import dev.leasehold.testkit.runner.Stats;
+import dev.leasehold.testkit.runner.Step;
 import dev.leasehold.testkit.sim.LeaseClock;
 import dev.leasehold.testkit.trace.SpecTrace;
 import dev.leasehold.testkit.trace.TraceCheck;
@@ -28,6 +29,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -61,6 +63,17 @@ class TraceValidationIntegrationTests {
   private static final int REAL_STEPS = 30;
   /** The races need an overlapping schedule on a live handle: SeedDefectsUnitTests found them within 122 chains. */
   private static final int RACE_CHAINS = 500;
+  /**
+   * A chain with batches of two leases, which random chains on the one key hardly make: two
+   * attempts' handles live at once need the key lost under the first (a restart). Attempt 0 is
+   * acquired and watched, the restart loses its key, attempt 1 is acquired and watched one tick
+   * later, and the watchdog then renews both in one batch at each wake, until the server's reply
+   * tells attempt 0 its lease is gone.
+   */
+  private static final List<String> TWO_WATCHED = List.of("newAttempt(shareOwnerWith=0)",
+      "newAttempt(shareOwnerWith=0)", "tryAcquire(attempt=0, ttlMs=200, waitMs=0)", "watch(handle=0, ttlMs=200)",
+      "restart()", "tryAcquire(attempt=0, ttlMs=200, waitMs=0)", "watch(handle=0, ttlMs=200)",
+      "tick(micros=150000)", "tick(micros=150000)", "tick(micros=150000)", "tick(micros=150000)");
   private static final Path TARGET = ModelSettings.target();
   private static final Pattern NOW = Pattern.compile("\\bnow \\|-> (\\d+)");
   private static final Pattern EXPIRY = Pattern.compile("expLo \\|-> (-?\\d+), expHi \\|-> (\\d+)");
@@ -138,6 +151,12 @@ class TraceValidationIntegrationTests {
   private static final Map<Checked, TraceCheck.Result> results = new EnumMap<>(Checked.class);
   private static final List<DefectTrace> defective = new ArrayList<>();
   private static final Map<String, TraceCheck.Verdict> verdicts = new LinkedHashMap<>();
+  /**
+   * The watchdog's batches in each configuration's traces of the fixed adapter, counted by what the
+   * batch's one call met ({@link #batchKind}), with {@code leases} (all batches' leases) and
+   * {@code several} (batches of two leases or more).
+   */
+  private static final Map<Checked, Map<String, Long>> batches = new EnumMap<>(Checked.class);
 
   /** What the spec can express: whole ticks; tokens compare exactly in either fence mode. */
   static WorldConfig conforming(PortFactory ports, Checked c) {
@@ -186,8 +205,9 @@ class TraceValidationIntegrationTests {
         record(c, "fixed adapter", conforming(fixed(c), c), seed, PASSING_CHAINS, 50);
         // A restart loses the plain counter (the spec's counterexample to FencedEffects); not the clock floor.
         WorldConfig restarts = conforming(fixed(c), c).withRestarts();
-        record(c, "fixed adapter with restarts", c.mode == FenceMode.COUNTER ? restarts.waiving(LeaseProperty.FencedEffects) : restarts,
-            seed + 1, RESTART_CHAINS, 50);
+        WorldConfig withRestarts = c.mode == FenceMode.COUNTER ? restarts.waiving(LeaseProperty.FencedEffects) : restarts;
+        record(c, "fixed adapter with restarts", withRestarts, seed + 1, RESTART_CHAINS, 50);
+        recordChain(c, "fixed adapter, two leases watched after a restart", withRestarts, TWO_WATCHED);
       }
       List<Mutant> altered = new ArrayList<>(passing.get(c).stream().filter(t -> !c.real && t.events().size() >= 20)
           .limit(MUTANTS / 2).map(TraceValidationIntegrationTests::mutant).toList());
@@ -206,7 +226,9 @@ class TraceValidationIntegrationTests {
     for (SeedDefect d : SeedDefect.values()) {
       // A race needs two lanes: the concurrent configuration, without the wait loop (the fixture has none).
       Checked c = d.race() ? Checked.CONCURRENT : Checked.COUNTER;
-      WorldConfig config = conforming(SeedLeaseAdapter.factory(LeaseWorld.KEYS, EnumSet.of(d)), c).withoutWaitLoop();
+      // As the seed defects were measured (SeedDefectsUnitTests): without the watchdog.
+      WorldConfig config = conforming(SeedLeaseAdapter.factory(LeaseWorld.KEYS, EnumSet.of(d)), c).withoutWaitLoop()
+          .withoutLaterActions();
       int chains = d.race() ? RACE_CHAINS : DEFECT_CHAINS;
       PropertyRunner.Failure f = new PropertyRunner<>(new LeaseMachine(config)).printTo(s -> {})
           .run(PropertyRunner.Config.of(seed + d.ordinal(), chains, 50).anyFailureWhileShrinking())
@@ -235,7 +257,43 @@ class TraceValidationIntegrationTests {
     assertFalse(report.failure().isPresent(), () -> report.failure().get().rendered());
     for (int k = 0; k < recorded.size(); k++) {
       passing.get(c).add(trace(c, name + ", run seed " + seed + ", chain " + k, recorded.get(k)));
+      countBatches(c, recorded.get(k));
     }
+  }
+
+  /**
+   * Runs one given chain of the fixed adapter, which must pass, and keeps its trace: see
+   * {@link #TWO_WATCHED}.
+   */
+  private static void recordChain(Checked c, String name, WorldConfig config, List<String> chain) {
+    List<List<TraceStep>> recorded = new ArrayList<>();
+    PropertyRunner.ChainResult r = new PropertyRunner<>(new LeaseMachine(config, recorded::add))
+        .replay(0, chain.stream().map(Step::parse).toList(), new Stats());
+    assertFalse(r.failed(), () -> name + ": " + r.violation().getMessage());
+    passing.get(c).add(trace(c, name, recorded.get(0)));
+    countBatches(c, recorded.get(0));
+  }
+
+  private static void countBatches(Checked c, List<TraceStep> steps) {
+    for (TraceStep s : steps) {
+      if (!s.batch().isEmpty()) {
+        Map<String, Long> counts = batches.computeIfAbsent(c, x -> new TreeMap<>());
+        counts.merge(batchKind(s), 1L, Long::sum);
+        counts.merge("leases", (long) s.batch().size(), Long::sum);
+        counts.merge("several", s.batch().size() > 1 ? 1L : 0L, Long::sum);
+      }
+    }
+  }
+
+  /** What a batch's one call met: applied, or its fault's action name. */
+  private static String batchKind(TraceStep s) {
+    return s.calls().get(0).fault() == null ? "applied" : s.calls().get(0).fault().action();
+  }
+
+  private static long batches(Checked c, String kind) {
+    return batches.getOrDefault(c, Map.of()).entrySet().stream()
+        .filter(e -> kind == null ? !e.getKey().equals("leases") && !e.getKey().equals("several") : e.getKey().equals(kind))
+        .mapToLong(Map.Entry::getValue).sum();
   }
 
   /** The trace with the middle obs event claiming a server clock one tick later than it was. */
@@ -393,12 +451,16 @@ class TraceValidationIntegrationTests {
             + v.rejectedEvent().step() + "): " + v.rejectedEvent().tla() + "\n" + context(t, v.matched()));
       }
     }
-    assertEquals(c.real ? REAL_CHAINS : PASSING_CHAINS + RESTART_CHAINS, passing.get(c).size());
+    assertEquals(c.real ? REAL_CHAINS : PASSING_CHAINS + RESTART_CHAINS + 1, passing.get(c).size());
     // What makes the configuration differ was exercised: tries the loop retried, answered WAITs.
     if (c.waits) {
       assertTrue(events(c, "out |-> \"retry\"") > 0, c + ": no wait loop retried a try");
     }
     assertEquals(c.replicas > 0, events(c, "[op |-> \"replicate\"]") > 0, c + ": replicate events");
+    // The watchdog's renewals were in the traces, batches of several leases among them; not on the
+    // real server, whose chains leave the watchdog out (WorldConfig.onRealServer).
+    assertEquals(!c.real, batches(c, null) > 0, c + ": watchdog batches " + batches.get(c));
+    assertEquals(!c.real, batches(c, "several") > 0, c + ": batches of several leases " + batches.get(c));
     // Two calls of one attempt in flight at once: a lane-2 send while lane 1 had not had its reply.
     assertEquals(c.concurrent, passing.get(c).stream().anyMatch(t -> laneMutant(t) != null), c + ": overlapping lanes");
     assertEquals(List.of(), rejected, "traces of the fixed adapter that Lease.tla does not allow");
@@ -506,6 +568,9 @@ class TraceValidationIntegrationTests {
     long[] lanes = overlaps(passing.get(Checked.CONCURRENT));
     md.append("\nCONCURRENT: ").append(lanes[0]).append(" concurrent steps in the fixed adapter's traces, ").append(lanes[1])
         .append(" of them with both calls sent before either reply (each step's two calls are lanes 1 and 2 of the spec).\n");
+    md.append("\nThe watchdog's batches in the fixed adapter's traces (by what the one call met; leases: all their "
+        + "leases; several: batches of two leases or more): ").append(Arrays.stream(Checked.values())
+        .map(c -> c + " " + batches.getOrDefault(c, Map.of())).collect(Collectors.joining(", "))).append(".\n");
     md.append("\nEvents of the fixed adapter's traces by kind: ").append(ops.entrySet().stream()
         .map(x -> x.getKey() + " " + x.getValue()).collect(Collectors.joining(", "))).append("\n\n");
     md.append("Seed defects (the races in CONCURRENT without the wait loop, the rest in COUNTER; chain parameters as "

@@ -42,12 +42,39 @@ public final class FaultyGateway implements LeaseGateway {
    * One call the adapter made, the fault it met (null: none) and the chain's server time at its
    * send ({@link #stampCallsWith}); what trace validation reads. A WAIT is kind {@code wait}, with
    * the replicas asked for in {@code ttlMillis} and those that acknowledged in {@code answered}
-   * (-1 when it failed); every other call has {@code answered} -1.
+   * (-1 when it failed); every other call has {@code answered} -1. A batch of renewals
+   * ({@link #sendRenewals}) is one call on the wire but one {@code Call} per lease, in the batch's
+   * order, each with its lease's TTL and the batch's one fault and instant: the spec's Renew steps
+   * of the leases, sent together.
    */
   public record Call(String kind, long ttlMillis, Fault fault, long sentAt, long answered) {}
 
   /** A batch {@link #flushRenewals} sent: how many leases, and the fault its call met (null: none). */
   public record Flushed(int leases, Fault fault) {}
+
+  /**
+   * A batch {@link #sendRenewals} sent whose leases are not answered yet: the server's side is
+   * done (applied, lost, refused or delayed, by the one fault), and {@link #answer} completes one
+   * lease's future with its element of the reply or with the call's failure, so that a caller can
+   * read the client between the replies.
+   *
+   * @param ownerships each lease's ownership, in the batch's order
+   */
+  public record SentBatch(Flushed flushed, List<String> ownerships, List<Runnable> answers) {
+    public SentBatch {
+      ownerships = List.copyOf(ownerships);
+      answers = List.copyOf(answers);
+    }
+
+    public int size() {
+      return answers.size();
+    }
+
+    /** Lease {@code i} hears back (each once). */
+    public void answer(int i) {
+      answers.get(i).run();
+    }
+  }
 
   /** A renewal sent without waiting, queued for the next batch. */
   private record Queued(ScriptCalls.Renewal renewal, long counterRetentionMillis,
@@ -144,9 +171,13 @@ public final class FaultyGateway implements LeaseGateway {
     return d;
   }
 
-  private synchronized Fault.Armed next(String kind, long ttl) {
+  /** The fault the next call meets, recorded as one {@link Call} per TTL in {@code ttls} (one per lease of a batch). */
+  private synchronized Fault.Armed next(String kind, List<Long> ttls) {
     Fault.Armed fault = armed.pollFirst();
-    calls.add(new Call(kind, ttl, fault == null ? null : fault.fault(), stamp.getAsLong(), -1));
+    long sentAt = stamp.getAsLong();
+    for (long ttl : ttls) {
+      calls.add(new Call(kind, ttl, fault == null ? null : fault.fault(), sentAt, -1));
+    }
     return fault;
   }
 
@@ -155,13 +186,16 @@ public final class FaultyGateway implements LeaseGateway {
    * {@link Interleaving} it runs in, if any (a lane of a concurrent step waits there for its turn).
    */
   private <T> T call(String kind, String ownership, long ttl, Supplier<T> send, boolean mutating) {
-    return call(kind, ttl, send, mutating, () -> List.of(new Delayed(kind, ownership, ttl, send::get)));
+    return call(kind, List.of(ttl), send, mutating, () -> List.of(new Delayed(kind, ownership, ttl, send::get)));
   }
 
-  /** @param late the requests a timeout keeps for {@link #applyLate}: one per lease of a batch */
-  private <T> T call(String kind, long ttl, Supplier<T> send, boolean mutating, Supplier<List<Delayed>> late) {
+  /**
+   * @param ttls the TTL of each lease the call carries (one but for a batch)
+   * @param late the requests a timeout keeps for {@link #applyLate}: one per lease of a batch
+   */
+  private <T> T call(String kind, List<Long> ttls, Supplier<T> send, boolean mutating, Supplier<List<Delayed>> late) {
     Interleaving.point(kind + ":send");
-    Fault.Armed armedFault = next(kind, ttl);
+    Fault.Armed armedFault = next(kind, ttls);
     Fault fault = armedFault == null ? null : armedFault.fault();
     Runnable observe = mutating ? () -> inFlight.accept(kind) : () -> { };
     Interleaving.point(kind + ":server");
@@ -223,13 +257,25 @@ public final class FaultyGateway implements LeaseGateway {
   }
 
   /**
-   * Sends the queued renewals as one call (recorded as one {@code renew} {@link Call}, with the
-   * first lease's TTL) that meets the next armed fault, and completes each lease's future with its
-   * own element of the reply, or every one with the call's failure. A timeout keeps each lease's
-   * renewal as a delayed request of its own, in order: a late batch may reach the server lease by
-   * lease.
+   * Sends the queued renewals as one call that meets the next armed fault, and completes each
+   * lease's future with its own element of the reply, or every one with the call's failure: see
+   * {@link #sendRenewals}.
    */
   public Flushed flushRenewals() {
+    SentBatch sent = sendRenewals();
+    for (int i = 0; i < sent.size(); i++) {
+      sent.answer(i);
+    }
+    return sent.flushed();
+  }
+
+  /**
+   * Sends the queued renewals as one call (recorded as one {@link Call} per lease) that meets the
+   * next armed fault, and leaves their futures to {@link SentBatch#answer}. A timeout keeps each
+   * lease's renewal as a delayed request of its own, in order: a late batch may reach the server
+   * lease by lease.
+   */
+  public SentBatch sendRenewals() {
     List<Queued> batch;
     Fault.Armed meets;
     synchronized (this) {
@@ -238,7 +284,7 @@ public final class FaultyGateway implements LeaseGateway {
       meets = armed.peekFirst();
     }
     if (batch.isEmpty()) {
-      return new Flushed(0, null);
+      return new SentBatch(new Flushed(0, null), List.of(), List.of());
     }
     Flushed flushed = new Flushed(batch.size(), meets == null ? null : meets.fault());
     long retention = batch.get(0).counterRetentionMillis();
@@ -247,19 +293,22 @@ public final class FaultyGateway implements LeaseGateway {
       throw new IllegalStateException("a batch's renewals share one counter retention");
     }
     List<ScriptCalls.Renewal> renewals = batch.stream().map(Queued::renewal).toList();
-    List<GatewayReply.Change> changes;
+    List<String> ownerships = renewals.stream().map(ScriptCalls.Renewal::ownership).toList();
+    List<Runnable> answers = new ArrayList<>();
     try {
-      changes = call("renew", renewals.get(0).ttlMillis(), () -> renewAll(renewals, retention), true,
+      List<GatewayReply.Change> changes = call("renew", renewals.stream().map(ScriptCalls.Renewal::ttlMillis).toList(),
+          () -> renewAll(renewals, retention), true,
           () -> renewals.stream().map(r -> new Delayed("renew", r.ownership(), r.ttlMillis(),
               () -> delegate.renew(r.keys(), r.ownership(), r.ttlMillis(), retention))).toList());
+      for (int i = 0; i < batch.size(); i++) {
+        CompletableFuture<GatewayReply.Change> reply = batch.get(i).reply();
+        GatewayReply.Change change = changes.get(i);
+        answers.add(() -> reply.complete(change));
+      }
     } catch (GatewayException e) {
-      batch.forEach(q -> q.reply().completeExceptionally(e));
-      return flushed;
+      batch.forEach(q -> answers.add(() -> q.reply().completeExceptionally(e)));
     }
-    for (int i = 0; i < batch.size(); i++) {
-      batch.get(i).reply().complete(changes.get(i));
-    }
-    return flushed;
+    return new SentBatch(flushed, ownerships, answers);
   }
 
   /**

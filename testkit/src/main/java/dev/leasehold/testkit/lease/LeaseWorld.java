@@ -110,7 +110,8 @@ public final class LeaseWorld implements AutoCloseable {
     gateway.stampCallsWith(clock::trueNanos);
     this.targets = new Targets(config.specConformant(), attempts, handles, gateway, oracle);
     ChainCalls calls = new Calls();
-    this.supervision = new Supervision(calls, clock, attempts, handles, port, oracle);
+    this.supervision = new Supervision(calls, clock, attempts, handles, port, oracle,
+        config.specConformant() ? config.timeStepMicros() * 1_000L : 1);
     // A restart takes time: the spec's Restart takes one tick, and CLOCK_FLOOR's guarantee assumes
     // it (a restart within the microsecond of the last grant would issue that token again).
     long restartNanos = config.specConformant() ? config.timeStepMicros() * 1_000L : 1_000_000L;
@@ -288,20 +289,48 @@ public final class LeaseWorld implements AutoCloseable {
     return actual.variant();
   }
 
-  /** The batch's call, then each lease on the twin (one fault for all) and as a renew step: see {@link ChainCalls#renewBatch}. */
+  /**
+   * The batch's call, then each lease on the twin (one fault for all) and as a renew step: see
+   * {@link ChainCalls#renewBatch}. The leases hear back one at a time, in the batch's order, and
+   * the implementation is read after each: the trace records that view for the lease's step, as
+   * the spec has it after the lease's Deliver, with the later leases still in flight. The twin
+   * follows the whole batch at once, so each lease's invariants and the twin's agreement are
+   * judged on the implementation after the whole batch.
+   */
   private ChainCalls.BatchReply renewBatch(List<ChainCalls.BatchedRenew> batch, Snapshot before) {
-    FaultyGateway.Flushed sent = gateway.flushRenewals();
+    FaultyGateway.SentBatch sent = gateway.sendRenewals();
+    List<Integer> sentAttempts = sent.ownerships().stream().map(attempts::withOwnership).toList();
+    List<Snapshot> views = new ArrayList<>();
+    int answered = 0;
+    for (ChainCalls.BatchedRenew b : batch) {
+      // A lease the gateway never held (answered without a send) has no reply to wait for.
+      int k = sentAttempts.indexOf(handles.attempt(b.handle()));
+      for (; answered <= k; answered++) {
+        sent.answer(answered);
+      }
+      views.add(snapshot());
+    }
+    for (; answered < sent.size(); answered++) {
+      sent.answer(answered);
+    }
     List<Outcome> actual = batch.stream().map(LeaseWorld::replied).toList();
     List<LeaseModel.Renewal> renewals = batch.stream().map(b -> new LeaseModel.Renewal(b.handle(), b.ttlMs())).toList();
     oracle.followAll(m -> m.renewBatch(renewals), actual);
-    for (int i = 0; i < batch.size(); i++) {
-      ChainCalls.BatchedRenew b = batch.get(i);
-      lastCall = b.reply().isDone() && !b.reply().isCompletedExceptionally() ? b.reply().join() : null;
-      record(ActionName.RENEW.chainName(), handles.attempt(b.handle()), b.handle(), actual.get(i), before,
-          b.stateBefore(), b.ttlMs());
-      check();
+    recorder.batch(sent.ownerships());
+    // Inside a tick (or any step that let the watchdog run) each lease is recorded as a renew.
+    String stepAction = recorder.relabel(ActionName.RENEW.chainName());
+    try {
+      for (int i = 0; i < batch.size(); i++) {
+        ChainCalls.BatchedRenew b = batch.get(i);
+        lastCall = b.reply().isDone() && !b.reply().isCompletedExceptionally() ? b.reply().join() : null;
+        record(ActionName.RENEW.chainName(), handles.attempt(b.handle()), b.handle(), actual.get(i), before,
+            b.stateBefore(), b.ttlMs());
+        check(views.get(i));
+      }
+    } finally {
+      recorder.relabel(stepAction);
     }
-    return new ChainCalls.BatchReply(sent, actual);
+    return new ChainCalls.BatchReply(sent.flushed(), actual);
   }
 
   /** What the adapter answered one lease of a batch: its outcome, what it failed with, or NoReply. */
@@ -388,11 +417,19 @@ public final class LeaseWorld implements AutoCloseable {
 
   /** After every step and every call inside one: the trace step, anything broken while a call was in flight, then the oracle. */
   private void check() {
+    check(null);
+  }
+
+  /**
+   * {@link #check()}, with the trace recording {@code traceView} instead of the snapshot the oracle
+   * judges when it is not null: a lease of a batch, read right after its own reply.
+   */
+  private void check(Snapshot traceView) {
     supervision.rethrow();
     StepEvent e = event == null ? StepEvent.none("none", null) : event;
     Snapshot after = snapshot();
     oracle.measureSlack();
-    recorder.record(after);
+    recorder.record(traceView == null ? after : traceView);
     inFlight.rethrow();
     oracle.check(e, after, store);
     for (LeaseHandle h : handles) {

@@ -71,15 +71,22 @@ final class Supervision implements AutoCloseable {
   private final List<ChainCalls.BatchedRenew> batch = new ArrayList<>();
   /** The implementation's side before the batch's first renewal was sent. */
   private Snapshot batchBefore;
+  /** The grid a renewal is sent on (ns): 1 for its exact due instant, a spec tick in a chain that conforms to the spec. */
+  private final long sendGridNanos;
   /** The context of the work withLease runs, whose cancellation is the watchdog's loss report there; null outside. */
   private LeaseContext work;
   /** A violation found inside a call of the watchdog or LeaseRunner, for the step's own check. */
   private PropertyViolation deferred;
 
-  /** Every call the watchdog and LeaseRunner make goes through {@code calls} to {@code port}, the adapter's. */
+  /**
+   * Every call the watchdog and LeaseRunner make goes through {@code calls} to {@code port}, the
+   * adapter's; the watchdog wakes at the first instant of {@code sendGridNanos}'s grid at or after a
+   * renewal is due (1: when it is due).
+   */
   Supervision(ChainCalls calls, LeaseClock clock, AdapterAttempts attempts, AdapterHandles handles,
-      DistributedLeasePort port, Oracle oracle) {
+      DistributedLeasePort port, Oracle oracle, long sendGridNanos) {
     this.calls = calls;
+    this.sendGridNanos = sendGridNanos;
     this.clock = clock;
     this.attempts = attempts;
     this.handles = handles;
@@ -151,15 +158,18 @@ final class Supervision implements AutoCloseable {
   }
 
   /**
-   * Time passes by {@code nanos}; each renewal that falls due runs at its due time, and the
-   * invariants are checked after each call it makes. Returns what the statistics count for the
-   * step: {@code ok}, or what the last batch the watchdog sent met ({@link #batchLabel}).
+   * Time passes by {@code nanos}; each renewal that falls due runs at its due time (on the send
+   * grid: the first tick at or after it in a chain that conforms to the spec, whose time moves in
+   * whole ticks; a renewal may always be sent late, and RenewsBeforeExpiry judges the plan, not the
+   * send), and the invariants are checked after each call it makes. Returns what the statistics
+   * count for the step: {@code ok}, or what the last batch the watchdog sent met ({@link #batchLabel}).
    */
   String passTime(long nanos) {
     String label = "ok";
     long left = nanos;
     while (scheduler.nextDue() != Long.MAX_VALUE) {
-      long toDue = Math.max(0, scheduler.nextDue() - clock.clientNanos());
+      long wake = Math.floorDiv(scheduler.nextDue() + sendGridNanos - 1, sendGridNanos) * sendGridNanos;
+      long toDue = Math.max(0, wake - clock.clientNanos());
       if (toDue > left) {
         break;
       }

@@ -28,6 +28,8 @@ final class TraceRecorder {
   private long ttlMs;
   private Outcome outcome = Outcome.of("ok");
   private FaultyGateway.Delayed late;
+  /** The attempts of the batch whose calls the next record drains: see {@link TraceStep#batch()}. */
+  private List<Integer> batch = List.of();
   private List<TraceStep.Lane> lanes = List.of();
   private List<String> points = List.of();
   private String label = "ok";
@@ -52,6 +54,7 @@ final class TraceRecorder {
     ttlMs = 0;
     outcome = Outcome.of("ok");
     late = null;
+    batch = List.of();
     lanes = List.of();
     points = List.of();
     label = "ok";
@@ -64,10 +67,21 @@ final class TraceRecorder {
 
   /**
    * The step records as {@code stepAction} from here on: the sequential form of a concurrent step
-   * is a replay and then a renew or release, each recorded as such under the step's one number.
+   * is a replay and then a renew or release, each recorded as such under the step's one number,
+   * and a watchdog's renewal inside a tick is a renew. Returns the action it recorded as before.
    */
-  void relabel(String stepAction) {
+  String relabel(String stepAction) {
+    String was = action;
     action = stepAction;
+    return was;
+  }
+
+  /**
+   * The next record carries a batch of renewals sent by the leases of {@code ownerships}, in the
+   * order of its calls: see {@link TraceStep#batch()}.
+   */
+  void batch(List<String> ownerships) {
+    batch = ownerships.stream().map(attempts::withOwnership).toList();
   }
 
   /** A concurrent step's two calls and the points of its interleaving. */
@@ -101,8 +115,9 @@ final class TraceRecorder {
       observed.add(chainNanos(h.observedServerExpiry()));
     }
     int lateAttempt = late == null ? -1 : attempts.withOwnership(late.ownership());
-    trace.add(new TraceStep(steps, action, attempt, handle, ttlMs, outcome, gateway.drainCalls(), late, lateAttempt,
-        after, observed, lanes, points, realNow.getAsLong(), label));
+    trace.add(new TraceStep(steps, action, attempt, handle, ttlMs, outcome, gateway.drainCalls(), batch, late,
+        lateAttempt, after, observed, lanes, points, realNow.getAsLong(), label));
+    batch = List.of();
   }
 
   /** The step recorded last. */

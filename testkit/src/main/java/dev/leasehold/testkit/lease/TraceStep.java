@@ -12,6 +12,12 @@ import java.util.List;
  * concurrent step also has its two {@code lanes} and the {@code points} of its interleaving (see
  * dev.leasehold.testkit.fault.Interleaving.Ran); other steps have neither.
  *
+ * <p>A batch of the watchdog's renewals (one call carrying several leases) is one renew step per
+ * lease, in the batch's order, each with the snapshot read right after its own lease was answered
+ * (the later leases still in flight). The first of them carries the batch's gateway calls, one per
+ * lease sent, and in {@code batch} the attempt of each, in the same order; every step has an
+ * empty {@code batch} but that one.
+ *
  * <p>This record is immutable.
  *
  * @param step the step's 1-based index in the chain, as the runner counts executed steps
@@ -23,10 +29,11 @@ import java.util.List;
  *     steps recorded inside a chain step (a watchdog's renewal) carry {@code ok}
  */
 public record TraceStep(int step, String action, int attempt, int handle, long ttlMs, Outcome outcome,
-    List<FaultyGateway.Call> calls, FaultyGateway.Delayed late, int lateAttempt, Snapshot after,
+    List<FaultyGateway.Call> calls, List<Integer> batch, FaultyGateway.Delayed late, int lateAttempt, Snapshot after,
     List<Long> observedExpiry, List<Lane> lanes, List<String> points, long realAfter, String label) {
   public TraceStep {
     calls = List.copyOf(calls);
+    batch = List.copyOf(batch);
     observedExpiry = List.copyOf(observedExpiry);
     lanes = List.copyOf(lanes);
     points = List.copyOf(points);

@@ -7,7 +7,9 @@ import dev.leasehold.testkit.lease.Snapshot;
 import dev.leasehold.testkit.lease.TraceStep;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,6 +21,13 @@ import java.util.regex.Pattern;
  * concurrent step's two calls are the spec's lanes 1 (the replay) and 2 (the renew or release):
  * their sends, server steps and replies in the order its interleaving reached them; every other
  * call is on lane 1.
+ *
+ * <p>A batch of the watchdog's renewals (one call carrying leases of distinct attempts) is the
+ * spec's Renew steps of its leases sent at one instant: the batch's first renew step writes each
+ * lease's send and what the server did with it (Apply, or Refuse, or nothing yet for a request
+ * delayed or never sent), in the batch's order, as the one script ran them; each lease's own step
+ * then writes its reply (Deliver, LoseReply and Timeout, or Timeout) and the obs event of the
+ * implementation with that lease answered and the later ones still in flight.
  *
  * <p>Only a chain that conforms to the spec can be written (WorldConfig.conformingToSpec: whole
  * ticks, wait-loop pauses ending on a tick, a restart taking one tick, calls only on each
@@ -37,6 +46,8 @@ public final class SpecTrace {
   private final int attempts;
   private final long tokenZero;
   private final List<Event> events = new ArrayList<>();
+  /** The leases of a batch sent and not yet answered, by spec attempt: their calls. */
+  private final Map<Integer, FaultyGateway.Call> batchInFlight = new HashMap<>();
 
   private SpecTrace(TraceTime time, int attempts, long tokenZero) {
     this.time = time;
@@ -76,19 +87,28 @@ public final class SpecTrace {
       time.stepStarts(s, this::add);
       step(s);
     }
+    if (!batchInFlight.isEmpty()) {
+      throw new IllegalArgumentException("the trace ends with a batch's leases of attempts " + batchInFlight.keySet()
+          + " never answered");
+    }
     return List.copyOf(events);
   }
 
   private void step(TraceStep s) {
+    if (!batchInFlight.isEmpty() && !(s.action().equals("renew") && s.calls().isEmpty())) {
+      throw new IllegalArgumentException("step " + s.step() + ": " + s.action() + " while a batch's leases of attempts "
+          + batchInFlight.keySet() + " are in flight");
+    }
     switch (s.action()) {
-      case "newAttempt", "loseReply", "refuseBeforeSend", "timeout", "refuse", "flushScripts", "lag" -> {
-        // Local to the client or the fault injector: no spec step (a lag shows in the next ticks).
+      case "newAttempt", "loseReply", "refuseBeforeSend", "timeout", "refuse", "flushScripts", "lag", "watch" -> {
+        // Local to the client or the fault injector: no spec step (a lag shows in the next ticks; a
+        // watch's renewals are the renew steps recorded inside the steps that let the watchdog run).
       }
       case "tick", "pause" -> {
         // Time passed: the Tick or Elapse steps before the obs event.
       }
       case "tryAcquire", "replay" -> call(s, "acquire");
-      case "renew" -> call(s, "renew");
+      case "renew" -> renew(s);
       case "release" -> call(s, "release");
       case "renewBesideReplay", "releaseBesideReplay" -> LaneEvents.write(s, time, this::add);
       case "inspect" -> inspect(s);
@@ -113,6 +133,49 @@ public final class SpecTrace {
   }
 
   /**
+   * A renew: a call of its own, or one lease of a batch. The batch's first step sends every lease
+   * of the batch ({@link #request}); each lease's step has its reply ({@link #answer}), or, for a
+   * lease that sent nothing, a local event.
+   */
+  private void renew(TraceStep s) {
+    if (!s.batch().isEmpty()) {
+      sendBatch(s);
+    }
+    int a = s.attempt() + 1;
+    FaultyGateway.Call sent = batchInFlight.remove(a);
+    if (sent != null) {
+      answer(s, "renew", a, sent, s.outcome().variant(), false, observedExpiry(s));
+    } else if (!s.batch().isEmpty()) {
+      local(s, "renew");
+    } else {
+      call(s, "renew");
+    }
+  }
+
+  /** A batch's leases, sent at one instant, and the server's step on each, in the batch's order. */
+  private void sendBatch(TraceStep s) {
+    List<FaultyGateway.Call> sends = s.calls();
+    if (sends.size() != s.batch().size() || sends.stream().anyMatch(c -> !c.kind().equals("renew"))) {
+      throw new IllegalArgumentException("step " + s.step() + ": a batch of attempts " + s.batch() + " made calls "
+          + sends);
+    }
+    time.sendsAt(s, sends.get(0).sentAt(), this::add);
+    for (int k = 0; k < sends.size(); k++) {
+      int a = s.batch().get(k) + 1;
+      if (batchInFlight.put(a, sends.get(k)) != null) {
+        throw new IllegalArgumentException("step " + s.step() + ": two renewals of attempt " + a + " in one batch");
+      }
+      request(s, "renew", a, sends.get(k));
+    }
+  }
+
+  /** A call that sent nothing: its outcome, which the spec's stuttering step must allow. */
+  private void local(TraceStep s, String kind) {
+    add(s, "local", "a", s.attempt() + 1, "kind", str(kind), "t", time.duration(s, s.ttlMs() * 1_000_000L), "out",
+        str(s.outcome().variant()));
+  }
+
+  /**
    * A call: its sends, in order. A tryAcquire with a wait may send several (the wait loop): the
    * pauses between them are Tick steps up to the next send, every try but the last must end in an
    * outcome the loop retries ("retry"), and the last one gives the call's outcome, judged with the
@@ -125,8 +188,7 @@ public final class SpecTrace {
     List<FaultyGateway.Call> tries = s.calls().stream().filter(c -> !c.kind().equals("wait")).toList();
     boolean acknowledged = s.calls().stream().anyMatch(c -> c.kind().equals("wait") && c.answered() >= c.ttlMillis());
     if (tries.isEmpty()) {
-      add(s, "local", "a", a, "kind", str(kind), "t", time.duration(s, s.ttlMs() * 1_000_000L), "out",
-          str(s.outcome().variant()));
+      local(s, kind);
       return;
     }
     if (tries.size() > 1 && !kind.equals("acquire")) {
@@ -149,35 +211,53 @@ public final class SpecTrace {
    */
   private void send(TraceStep s, String kind, int a, FaultyGateway.Call c, String out, boolean amb, long oexp,
       boolean acknowledged) {
-    long t = time.duration(s, c.ttlMillis() * 1_000_000L);
-    String result = str(out == null ? "retry" : out);
+    request(s, kind, a, c);
+    if (c.fault() == null && acknowledged) {
+      add(s, "replicate");
+    }
+    answer(s, kind, a, c, out, amb, oexp);
+  }
+
+  /**
+   * A call's send and what the server did with it, by the fault it met: Apply (also for a reply
+   * then lost), Refuse, or nothing yet (a request delayed on its way, or one never sent).
+   */
+  private void request(TraceStep s, String kind, int a, FaultyGateway.Call c) {
     if (c.fault() == Fault.REFUSE_BEFORE_SEND) {
-      add(s, "notsent", "a", a, "kind", str(kind), "t", t, "out", result, "amb", amb);
       return;
     }
-    add(s, "send", "a", a, "kind", str(kind), "t", t);
-    if (c.fault() == null) {
+    add(s, "send", "a", a, "kind", str(kind), "t", time.duration(s, c.ttlMillis() * 1_000_000L));
+    if (c.fault() == null || c.fault() == Fault.LOSE_REPLY) {
       time.serverRuns(s, this::add);
       add(s, "apply", "a", a);
-      if (acknowledged) {
-        add(s, "replicate");
-      }
+    } else if (c.fault() == Fault.REFUSE) {
+      add(s, "refuse", "a", a);
+    } else if (c.fault() != Fault.TIMEOUT) {
+      throw new IllegalArgumentException("step " + s.step() + ": fault " + c.fault() + " is not in the spec");
+    }
+  }
+
+  /**
+   * The client's side of a call {@link #request} sent: the reply delivered, lost and timed out, or
+   * timed out; a call never sent is checked as one the spec would send. {@code out} is null for a
+   * try the loop retried.
+   */
+  private void answer(TraceStep s, String kind, int a, FaultyGateway.Call c, String out, boolean amb, long oexp) {
+    String result = str(out == null ? "retry" : out);
+    if (c.fault() == null) {
       add(s, "deliver", "a", a, "out", result, "oexp", oexp, "amb", amb);
       return;
     }
     String timedOut = str(out == null ? "Indeterminate" : out);
     switch (c.fault()) {
+      case REFUSE_BEFORE_SEND -> add(s, "notsent", "a", a, "kind", str(kind), "t",
+          time.duration(s, c.ttlMillis() * 1_000_000L), "out", result, "amb", amb);
       case LOSE_REPLY -> {
-        time.serverRuns(s, this::add);
-        add(s, "apply", "a", a);
         add(s, "lose", "a", a);
         add(s, "timeout", "a", a, "out", timedOut);
       }
       case TIMEOUT -> add(s, "timeout", "a", a, "out", timedOut);
-      case REFUSE -> {
-        add(s, "refuse", "a", a);
-        add(s, "deliver", "a", a, "out", result, "oexp", -1, "amb", amb);
-      }
+      case REFUSE -> add(s, "deliver", "a", a, "out", result, "oexp", -1, "amb", amb);
       default -> throw new IllegalStateException("unreachable: " + c.fault());
     }
   }

@@ -51,9 +51,25 @@ class RenewBatchUnitTests {
     assertFalse(replies.get(0).isDone(), "held until the batch is sent");
     assertEquals(new FaultyGateway.Flushed(3, null), gateway.flushRenewals());
     assertEquals(List.of(Change.APPLIED, Change.ABSENT, Change.OTHER), replies.stream().map(CompletableFuture::join).toList());
-    assertEquals(1, gateway.drainCalls().size(), "one call for the batch");
+    List<FaultyGateway.Call> calls = gateway.drainCalls();
+    assertEquals(3, calls.size(), "one recorded call per lease");
+    assertEquals(1, calls.stream().map(c -> List.of(c.kind(), String.valueOf(c.fault()), c.sentAt())).distinct().count(),
+        "one fault and one instant for the batch: " + calls);
     assertEquals(5_000L, redis.call("PTTL", HELD.lease()));
     assertEquals(1_000L, redis.call("PTTL", OTHER.lease()));
+  }
+
+  @Test
+  void aSentBatchAnswersItsLeasesOneAtATime() {
+    List<CompletableFuture<Change>> replies = sendThree();
+    FaultyGateway.SentBatch sent = gateway.sendRenewals();
+    assertEquals(5_000L, redis.call("PTTL", HELD.lease()), "the server ran the batch at its send");
+    assertEquals(List.of(false, false, false), replies.stream().map(CompletableFuture::isDone).toList());
+    sent.answer(0);
+    assertEquals(List.of(true, false, false), replies.stream().map(CompletableFuture::isDone).toList());
+    sent.answer(1);
+    sent.answer(2);
+    assertEquals(List.of(Change.APPLIED, Change.ABSENT, Change.OTHER), replies.stream().map(CompletableFuture::join).toList());
   }
 
   @Test
