@@ -68,7 +68,7 @@ public final class RedisCluster implements AutoCloseable {
             "--cluster-replica-validity-factor", "0",
             "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0"));
         args.addAll(List.of(extraArgs));
-        int port = RedisProcess.freePort();
+        int port = RedisProcess.freeClusterPort();
         // A nodes.conf left by an earlier run on the same port would make this node rejoin that cluster.
         Files.deleteIfExists(Path.of("target", "redis-logs", name + "-" + i + "-" + port, "nodes.conf"));
         nodes.add(RedisProcess.startOn(name + "-" + i, port, args.toArray(String[]::new)));

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.function.IntSupplier;
 
 /**
  * A {@code redis-server} process a test started on a free loopback port and stops by PID. It keeps
@@ -69,6 +71,37 @@ public final class RedisProcess implements AutoCloseable {
       return redis;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** How far above a cluster node's port Redis puts its cluster bus. */
+  static final int CLUSTER_BUS_OFFSET = 10_000;
+
+  /**
+   * A free TCP port on 127.0.0.1 for a Redis Cluster node: its cluster bus port, {@value
+   * #CLUSTER_BUS_OFFSET} higher, is free too (a node whose bus port is taken exits at start).
+   */
+  public static int freeClusterPort() {
+    return clusterPort(RedisProcess::freePort, RedisProcess::isFree);
+  }
+
+  /** The first of {@code candidates} whose bus port is a port and {@code free}; at most 100 tried. */
+  static int clusterPort(IntSupplier candidates, IntPredicate free) {
+    for (int i = 0; i < 100; i++) {
+      int port = candidates.getAsInt();
+      int bus = port + CLUSTER_BUS_OFFSET;
+      if (bus <= 65_535 && free.test(bus)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no free port on 127.0.0.1 whose cluster bus port is free too");
+  }
+
+  static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException e) {
+      return false;
     }
   }
 
