@@ -15,8 +15,15 @@ public final class ReadmeExample {
     void write(String key, String value, long fencingToken);
   }
 
+  // docs example: begin
+  /** Runs once against the Redis at {@code args[0]} (a local one by default), printing each write and the result. */
+  public static void main(String[] args) {
+    String redisUri = args.length > 0 ? args[0] : "redis://127.0.0.1:6379";
+    System.out.println(run(redisUri, (key, value, fencingToken) ->
+        System.out.println("write " + key + " = " + value + " with fencing token " + fencingToken)));
+  }
+
   public static String run(String redisUri, FencedStore store) {
-    // docs example: begin
     try (RedisLeases leases = RedisLeases.builder(redisUri)
         .namespace("billing")
         .driftBudget(Duration.ofMillis(20))
@@ -44,6 +51,6 @@ public final class ReadmeExample {
         return "failed: " + ((LeaseResult.Failed<String>) result).exception();
       }
     }
-    // docs example: end
   }
+  // docs example: end
 }
