@@ -99,29 +99,16 @@ final class RenewBatcher {
       queue = new ArrayList<>();
       flushScheduled = false;
     }
-    if (taken.isEmpty()) {
-      // A full batch went out before the linger ran out.
-      return;
-    }
-    long retention = taken.get(0).counterRetentionMillis();
-    if (!cluster && taken.stream().allMatch(p -> p.counterRetentionMillis() == retention)) {
-      // One group, as on every standalone or Sentinel server with one configuration: no map to build.
-      sendAll(retention, taken);
-      return;
-    }
     Map<Group, List<Pending>> groups = new LinkedHashMap<>();
     for (Pending p : taken) {
       int slot = cluster ? SlotHash.getSlot(p.renewal().keys().lease()) : 0;
       groups.computeIfAbsent(new Group(slot, p.counterRetentionMillis()), g -> new ArrayList<>()).add(p);
     }
-    groups.forEach((group, pending) -> sendAll(group.counterRetentionMillis(), pending));
-  }
-
-  /** One call per {@link #MAX_BATCH} leases of one group. */
-  private void sendAll(long counterRetentionMillis, List<Pending> pending) {
-    for (int from = 0; from < pending.size(); from += MAX_BATCH) {
-      send(counterRetentionMillis, pending.subList(from, Math.min(pending.size(), from + MAX_BATCH)));
-    }
+    groups.forEach((group, pending) -> {
+      for (int from = 0; from < pending.size(); from += MAX_BATCH) {
+        send(group.counterRetentionMillis(), pending.subList(from, Math.min(pending.size(), from + MAX_BATCH)));
+      }
+    });
   }
 
   private void send(long counterRetentionMillis, List<Pending> batch) {

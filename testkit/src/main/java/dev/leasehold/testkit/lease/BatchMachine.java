@@ -84,12 +84,7 @@ public final class BatchMachine implements StateMachine<BatchWorld> {
     String run(BatchWorld w, long[] args);
   }
 
-  /** Draws a step's parameter values. */
-  private interface Generator {
-    long[] generate(SplittableRandom r);
-  }
-
-  private record Kind(String name, int weight, List<Param> params, Generator gen,
+  private record Kind(String name, int weight, List<Param> params, LeaseMachine.Generator gen,
       BiPredicate<BatchWorld, long[]> when, Body body) implements ActionKind<BatchWorld> {
     @Override
     public boolean enabled(BatchWorld w, long[] args) {

@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -403,7 +402,7 @@ public final class BatchWorld implements AutoCloseable {
     if (flushed.leases() > 0) {
       armed = null;
     }
-    List<Outcome> actual = sent.stream().map(BatchWorld::replied).toList();
+    List<Outcome> actual = sent.stream().map(b -> Outcomes.replied(b.reply())).toList();
     for (Resource r : resources) {
       List<Integer> mine = new ArrayList<>();
       for (int i = 0; i < sent.size(); i++) {
@@ -432,19 +431,6 @@ public final class BatchWorld implements AutoCloseable {
           actual.get(i), burstBefore.get(r.index), b.stateBefore()));
     }
     return actual;
-  }
-
-  /** What the adapter answered one lease of a batch: its outcome, what it failed with, or NoReply. */
-  private static Outcome replied(BatchedRenew b) {
-    if (!b.reply().isDone()) {
-      return Outcome.of("NoReply");
-    }
-    try {
-      return Outcomes.of(b.reply().join());
-    } catch (CompletionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      return Outcome.of(cause.getClass().getSimpleName());
-    }
   }
 
   // ------------------------------------------------------------------ the checks
@@ -512,14 +498,15 @@ public final class BatchWorld implements AutoCloseable {
    * A handle as the watchdog sees it: its renewAsync is the adapter's own, whose renewal the
    * gateway holds for the burst's batch; anything else is the handle's.
    */
-  private final class Mirrored implements LeaseHandle {
+  private final class Mirrored extends ReadThroughHandle {
     private final Watched w;
 
     Mirrored(Watched w) {
       this.w = w;
     }
 
-    private LeaseHandle real() {
+    @Override
+    LeaseHandle real() {
       return w.resource.handles.get(w.handle);
     }
 
@@ -528,12 +515,7 @@ public final class BatchWorld implements AutoCloseable {
       w.touched = true;
       LeaseState stateBefore = real().state();
       int held = gateway.queuedRenewals();
-      CompletableFuture<RenewOutcome> reply;
-      try {
-        reply = real().renewAsync(ttl).toCompletableFuture();
-      } catch (IllegalArgumentException e) {
-        reply = CompletableFuture.failedFuture(e);
-      }
+      CompletableFuture<RenewOutcome> reply = realRenewAsync(ttl);
       boolean queued = gateway.queuedRenewals() > held;
       burst.add(new BatchedRenew(w.resource, w.handle, ttl.toMillis(), stateBefore, queued, reply));
       reply.whenComplete((out, failure) -> w.lastRenew = out == null ? null : Outcomes.of(out).variant());
@@ -547,38 +529,8 @@ public final class BatchWorld implements AutoCloseable {
     }
 
     @Override
-    public void checkTtl(Duration ttl) {
-      real().checkTtl(ttl);
-    }
-
-    @Override
     public ReleaseOutcome release() {
       throw new UnsupportedOperationException("the chain releases, not the watchdog");
-    }
-
-    @Override
-    public LeaseState state() {
-      return real().state();
-    }
-
-    @Override
-    public Duration remainingValidity() {
-      return real().remainingValidity();
-    }
-
-    @Override
-    public Instant observedServerExpiry() {
-      return real().observedServerExpiry();
-    }
-
-    @Override
-    public OptionalLong fencingToken() {
-      return real().fencingToken();
-    }
-
-    @Override
-    public LeaseGuarantee guarantee() {
-      return real().guarantee();
     }
 
     @Override

@@ -104,8 +104,8 @@ public final class LeaseMachine implements StateMachine<LeaseWorld> {
 
   // ------------------------------------------------------------------ the actions
 
-  /** Draws a step's parameter values. */
-  private interface Generator {
+  /** Draws a step's parameter values (also {@link BatchMachine}'s). */
+  interface Generator {
     long[] generate(SplittableRandom r);
   }
 

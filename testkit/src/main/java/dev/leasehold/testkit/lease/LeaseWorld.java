@@ -39,7 +39,6 @@ import dev.leasehold.testkit.twin.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -313,7 +312,7 @@ public final class LeaseWorld implements AutoCloseable {
     for (; answered < sent.size(); answered++) {
       sent.answer(answered);
     }
-    List<Outcome> actual = batch.stream().map(LeaseWorld::replied).toList();
+    List<Outcome> actual = batch.stream().map(b -> Outcomes.replied(b.reply())).toList();
     List<LeaseModel.Renewal> renewals = batch.stream().map(b -> new LeaseModel.Renewal(b.handle(), b.ttlMs())).toList();
     oracle.followAll(m -> m.renewBatch(renewals), actual);
     recorder.batch(sent.ownerships());
@@ -331,20 +330,6 @@ public final class LeaseWorld implements AutoCloseable {
       recorder.relabel(stepAction);
     }
     return new ChainCalls.BatchReply(sent.flushed(), actual);
-  }
-
-  /** What the adapter answered one lease of a batch: its outcome, what it failed with, or NoReply. */
-  private static Outcome replied(ChainCalls.BatchedRenew b) {
-    if (!b.reply().isDone()) {
-      // The batch's call ended and this lease was never answered: no outcome the twin allows.
-      return Outcome.of("NoReply");
-    }
-    try {
-      return Outcomes.of(b.reply().join());
-    } catch (CompletionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      return Outcome.of(cause.getClass().getSimpleName());
-    }
   }
 
   private String release(int handle) {

@@ -5,6 +5,8 @@ import dev.leasehold.lease.InspectOutcome;
 import dev.leasehold.lease.ReleaseOutcome;
 import dev.leasehold.lease.RenewOutcome;
 import dev.leasehold.testkit.twin.Outcome;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.ToIntFunction;
 
 /**
@@ -36,6 +38,23 @@ final class Outcomes {
       return Outcome.timed("Overloaded", x.retryAfter().toNanos());
     }
     return Outcome.of(((AcquireOutcome.Indeterminate) out).getClass().getSimpleName());
+  }
+
+  /**
+   * What the adapter answered a renewal sent without waiting, once its batch's call ended: its
+   * outcome, the exception it failed with, or {@code NoReply} for a reply never completed (no
+   * outcome the twin allows).
+   */
+  static Outcome replied(CompletableFuture<RenewOutcome> reply) {
+    if (!reply.isDone()) {
+      return Outcome.of("NoReply");
+    }
+    try {
+      return of(reply.join());
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      return Outcome.of(cause.getClass().getSimpleName());
+    }
   }
 
   static Outcome of(RenewOutcome out) {

@@ -400,14 +400,15 @@ final class Supervision implements AutoCloseable {
   }
 
   /** Handle {@code hid} as the watchdog and LeaseRunner see it: their renew and release are the chain's steps. */
-  private final class Mirrored implements LeaseHandle {
+  private final class Mirrored extends ReadThroughHandle {
     private final int hid;
 
     Mirrored(int hid) {
       this.hid = hid;
     }
 
-    private LeaseHandle real() {
+    @Override
+    LeaseHandle real() {
       return handles.get(hid);
     }
 
@@ -441,12 +442,7 @@ final class Supervision implements AutoCloseable {
       }
       LeaseState stateBefore = real().state();
       int held = calls.queuedRenewals();
-      CompletableFuture<RenewOutcome> reply;
-      try {
-        reply = real().renewAsync(ttl).toCompletableFuture();
-      } catch (IllegalArgumentException e) {
-        reply = CompletableFuture.failedFuture(e);
-      }
+      CompletableFuture<RenewOutcome> reply = realRenewAsync(ttl);
       batch.add(new ChainCalls.BatchedRenew(hid, ttl.toMillis(), stateBefore, reply));
       if (reply.isDone() && held == 0 && calls.queuedRenewals() == 0) {
         sendBatch();
@@ -455,39 +451,9 @@ final class Supervision implements AutoCloseable {
     }
 
     @Override
-    public void checkTtl(Duration ttl) {
-      real().checkTtl(ttl);
-    }
-
-    @Override
     public ReleaseOutcome release() {
       calls.release(hid);
       return checked(ReleaseOutcome.class);
-    }
-
-    @Override
-    public LeaseState state() {
-      return real().state();
-    }
-
-    @Override
-    public Duration remainingValidity() {
-      return real().remainingValidity();
-    }
-
-    @Override
-    public Instant observedServerExpiry() {
-      return real().observedServerExpiry();
-    }
-
-    @Override
-    public OptionalLong fencingToken() {
-      return real().fencingToken();
-    }
-
-    @Override
-    public LeaseGuarantee guarantee() {
-      return real().guarantee();
     }
 
     @Override
