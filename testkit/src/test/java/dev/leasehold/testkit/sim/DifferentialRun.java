@@ -140,6 +140,7 @@ final class DifferentialRun {
     awayFromExpiries();
     long t0 = wallMicros();
     clock.advance(Math.max(0, (t0 - startMicros) * 1_000L - clock.trueNanos()));
+    counterExpiredOnBoth();
     long simFenceBefore = simFence;
     long realFenceBefore = realFence;
     String ownership = OWNERS[random.nextInt(2)] + ":" + OPS[random.nextInt(2)];
@@ -204,6 +205,21 @@ final class DifferentialRun {
     for (int k = 0; k < 2; k++) {
       Object pttl = simReads.get(3 * k + 2);
       expiries[k] = pttl instanceof Long p && p >= 0 ? nowMs + p : -1;
+    }
+  }
+
+  /**
+   * A counter whose expiry, as last read, has passed is gone on both servers (no step runs near an
+   * expiry, so neither still has it): the next token counts from 0 on both, whatever offset the
+   * two counters had, and the counters before this step are 0, not the values last read.
+   */
+  private void counterExpiredOnBoth() {
+    long fenceExpiry = expiries[1];
+    if (fenceExpiry >= 0 && clock.trueNanos() / 1_000_000L > fenceExpiry) {
+      offset = 0;
+      simFence = 0;
+      realFence = 0;
+      expiries[1] = -1;
     }
   }
 
