@@ -35,6 +35,18 @@ DeadlineWithoutDrift(a, l) == call[a][l].start + Min(Granted(a, l), BudgetCap(a,
 (* a reply stored it.                                                      *)
 StateNotStored(a) == hs[a]
 
+\* BREAK TerminalStays IN MCLease, MCLeaseThreads: State <- StateToldNotStored
+(* state() on local expiry tells its caller LOST but leaves the handle's   *)
+(* stored state as it was: when the deadline has passed only because a    *)
+(* renew in flight caps it, the renew's refusal lifts the cap and the      *)
+(* handle reads ACTIVE again.  (Where refusals are not modelled, the       *)
+(* general breaker above stores nothing at all.)                           *)
+StateToldNotStored(a) ==
+    /\ hs[a] \in Live /\ cnow >= Deadline(a)
+    /\ seen[a] # "LOST"
+    /\ Handle(a, hs[a], dl[a], tok[a], hgrant[a], "LOST", hfrom[a], acquireUnsure[a])
+    /\ UNCHANGED <<now, lag, srv, replica, call, sent, delayed, storeVars, grants, calls>>
+
 \* BREAK FencedEffects IN MCLeaseFencing, DeepLeaseFencing: NextToken <- CounterOnlyToken
 (* Tokens from the counter alone, which a failover may take back.          *)
 CounterOnlyToken(s) == s.fence + 1
@@ -89,4 +101,18 @@ RefusedReleaseAbsent(a, l) == IF call[a][l].kind = "release" THEN "AlreadyAbsent
 (* A renew's reply is applied to the attempt's handle even when a newer    *)
 (* handle replaced the one that sent it.                                   *)
 StaleRenewHeeded(a, l) == hs[a] \in Terminal
+
+(* The liveness properties' breakers (MCLiveness).                          *)
+
+(* BREAK ExpiredLeaseComesFree: Expired <- NeverExpired                    *)
+(* The server never forgets a key: a key lives for ever.                   *)
+NeverExpired(s, t) == s
+
+(* BREAK EveryCallReturns: GivesUp <- WaitsForLostReply                    *)
+(* The client waits for a lost reply for ever (no command timeout).        *)
+WaitsForLostReply(c) == c.phase = "sent" /\ "Delay" \in Faults
+
+\* BREAK UnknownIsSettled IN MCLiveness: StoredState <- StateNotStored
+(* (StateNotStored above: local expiry is never stored, so an UNKNOWN      *)
+(* handle past its deadline stays UNKNOWN.)                                *)
 =============================================================================

@@ -621,10 +621,14 @@ ReleaseUnanswered(a, l) ==
 (* caller now knows that the attempt's key may exist with no handle of it  *)
 (* (acquireUnsure), until a later acquire is answered with a handle and    *)
 (* no delayed acquire of the attempt may still run.                        *)
+(* Whether the client gives up on call c: its reply was lost, or it was   *)
+(* sent and may still be delayed (the command timeout fires in both).      *)
+GivesUp(c) == \/ c.phase = "lost"
+              \/ c.phase = "sent" /\ "Delay" \in Faults
+
 Timeout(a, l) ==
     LET c == call[a][l] IN
-    /\ \/ c.phase = "lost"
-       \/ c.phase = "sent" /\ "Delay" \in Faults
+    /\ GivesUp(c)
     /\ delayed' = IF c.phase = "sent"
                   THEN delayed \cup {[a |-> a, kind |-> c.kind, ttl |-> c.ttl]}
                   ELSE delayed
@@ -1001,6 +1005,41 @@ StaleReplyChangesNoHandle ==
     [][\A a \in Attempt, l \in Lane :
           call[a][l].stale /\ call'[a][l] = NoCall => UNCHANGED <<hs, dl, tok, hgrant, hfrom, seen>>]_vars
 
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* What will happen.  The steps the system controls are fair: the server    *)
+(* runs each request it received (Apply), each reply or refusal reaches     *)
+(* its client (Deliver), the client gives up on a call whose reply will     *)
+(* not come (Timeout: the command timeout), state() is read (State), and    *)
+(* time advances (Tick).  The clients' calls are not: a client may stop     *)
+(* calling at any time.  A fault is a step nobody has to take, so none is   *)
+(* fair.                                                                    *)
+(***************************************************************************)
+Fairness ==
+    /\ \A a \in Attempt, l \in Lane : /\ WF_vars(Apply(a, l))
+                                      /\ WF_vars(Deliver(a, l))
+                                      /\ WF_vars(Timeout(a, l))
+    /\ \A a \in Attempt : WF_vars(State(a))
+    /\ WF_vars(\E d \in {0, 1} : Tick(d))
+
+LiveSpec == Spec /\ Fairness   \* The protocol with its fair steps.
+
+(* Attempt a sends nothing: no call of a in flight, no request of a delayed. *)
+Quiet(a) == (\A l \in Lane : call[a][l].kind = "none") /\ (\A m \in delayed : m.a # a)
+
+(* 16. A key whose holder sends nothing more goes: once its TTL of server  *)
+(* time has passed, the server forgets it, and it stays gone.              *)
+ExpiredLeaseComesFree == \A a \in Attempt : <>[]Quiet(a) => <>[](srv.holder # a)
+
+(* 17. Every call returns: with its reply or refusal, or the timeout's     *)
+(* Indeterminate.                                                          *)
+EveryCallReturns == \A a \in Attempt, l \in Lane : call[a][l].kind # "none" ~> call[a][l].kind = "none"
+
+(* 18. An UNKNOWN handle whose attempt sends nothing more settles: it      *)
+(* becomes ACTIVE, LOST or RELEASED (local expiry at the latest), and does *)
+(* not go back to UNKNOWN.                                                 *)
+UnknownIsSettled == \A a \in Attempt : <>[]Quiet(a) => <>[](hs[a] # "UNKNOWN")
+
 THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithinServerLease
                       /\ MutualExclusion /\ TerminalStays /\ FencedEffects /\ NoLeaseLeftBehind)
                 /\ StateOutcomeAgreement /\ ReplayNeverExtends /\ CertaintyIsHonest
@@ -1010,4 +1049,7 @@ THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithi
     \* "ClockFloor" when every tick has fewer grants than TokensPerTick, and for "ReplicaAck"
     \* without Restart) and the step properties.  (A failover that promotes an older copy
     \* of an attempt's key after its release leaves that key behind by nature.)
+THEOREM LiveSpec => ExpiredLeaseComesFree /\ EveryCallReturns /\ UnknownIsSettled
+    \* For Faults without Failover, Restart and Delay (a delayed request may run at any
+    \* time, or never).
 =============================================================================

@@ -67,8 +67,10 @@ StateConstraint ==
 (*  - with ClockFloor tokens, keeps a token of the current tick relative   *)
 (*    to the floor, and ranks the tokens of earlier ticks (-1 for the      *)
 (*    highest), which are only compared with each other from then on;      *)
-(*  - shows a handle as StoredState leaves it (local expiry applied), as   *)
-(*    State(a) would store it.                                             *)
+(*  - shows a live handle whose own deadline dl has passed as StoredState  *)
+(*    leaves it (LOST, its caller told so), as State(a) would store it.    *)
+(*    Only dl: a deadline that has passed only because a renew in flight   *)
+(*    caps it comes back when the renew is refused.                        *)
 (* So time needs no bound.  It leaves out sent, which only names the step  *)
 (* that sends an acquire (TryAcquire or Replay send the same call).  Why   *)
 (* no property sees a difference between two states with one view:         *)
@@ -99,7 +101,7 @@ MCView ==
                                  !.reply.token = TokenView(c.reply.token),
                                  !.reply.same = FALSE]   \* Call c, relative to cnow, its reply's owner bit dropped.
         HandleView(a) ==
-            LET st == StoredState(a) IN
+            LET st == IF cnow >= dl[a] THEN StoredState(a) ELSE hs[a] IN
             <<st,
               IF st \in Live THEN Max(dl[a] - cnow, 0) ELSE 0,   \* its deadline, relative to cnow
               IF st # hs[a] THEN st ELSE seen[a],               \* what its caller was told, as State(a) leaves it

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -125,7 +126,22 @@ public final class ModelCheck {
     }
   }
 
-  private static List<Path> configurations(Path dir, String configs) {
+  /** Copies every module (.tla) of {@code from} into {@code to}, a scratch folder for derived configurations. */
+  public static void copyModules(Path from, Path to) {
+    try {
+      Files.createDirectories(to);
+      try (Stream<Path> modules = Files.list(from)) {
+        for (Path p : modules.filter(p -> p.toString().endsWith(".tla")).toList()) {
+          Files.copy(p, to.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The configurations {@code <configs>.cfg} of {@code dir} (a regex over the file name without ".cfg"), sorted. */
+  public static List<Path> configurations(Path dir, String configs) {
     try (Stream<Path> files = Files.list(dir)) {
       return files.filter(p -> p.getFileName().toString().matches(configs + "\\.cfg")).sorted().toList();
     } catch (IOException e) {

@@ -79,7 +79,8 @@ public final class ModelCheckReport {
         .append("property and the defect of `Breakers.tla` that breaks it (its operator overrides); TLC ")
         .append("must report that property violated: first with one thread (a violation there is one of the ")
         .append("configuration, whose other threads may stay idle), then, if none, with all its threads. ")
-        .append("Depth is the length of the counterexample.\n\n");
+        .append("Depth is the length of the counterexample; a temporal property's is a lasso, whose last ")
+        .append("state is followed by stuttering for ever or by a return to an earlier state.\n\n");
     b.append("| config | property | defect | threads | result | depth |\n| --- | --- | --- | --- | --- | ---: |\n");
     for (PropertyBreakers.Check c : checks) {
       String defect = c.breaker().map(x -> "`" + String.join("`, `", x.overrides()) + "`").orElse("**none**");
@@ -87,11 +88,44 @@ public final class ModelCheckReport {
           : (c.result().result().equals("PASS") ? "PASS" : "violates " + c.result().result())
               + (c.ok() ? "" : " **(unexpected)**");
       int depth = c.result() == null ? -1 : c.result().output().depth();
+      String loop = c.result() == null ? null : c.result().output().loop();
       String threads = c.result() == null ? "-" : c.oneThread() ? "one" : "all";
       b.append(String.format("| %s | %s | %s | %s | %s | %s |%n", c.config(), c.property(), defect, threads, result,
-          depth < 0 ? "-" : depth));
+          depth < 0 ? "-" : loop == null ? depth : depth + ", then " + loop));
     }
     return b.append('\n').toString();
+  }
+
+  /**
+   * The table of {@link Unreduced}'s checks: each configuration's verdict without view and
+   * symmetry, time bounded at {@code ticks}, beside its verdict with them where that run is in
+   * this report.
+   */
+  public static String unreduced(List<Unreduced.Pair> pairs, int ticks) {
+    StringBuilder b = new StringBuilder("## The reductions hide no state\n\n");
+    b.append("Each configuration checked once more without `VIEW` and `SYMMETRY`, with time bounded instead (`now <= ")
+        .append(ticks).append("`): a view or symmetry that merged states whose futures differ would show as a verdict ")
+        .append("that differs between the two runs. Depth is the length of the counterexample.\n\n");
+    b.append("| config | expected | with view and symmetry | states | depth | without, time <= ").append(ticks)
+        .append(" | states | depth | seconds |\n| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |\n");
+    for (Unreduced.Pair p : pairs) {
+      ModelCheck.Result u = p.unreduced();
+      b.append(String.format("| %s | %s | %s | %s | %s | %s | %s | %s | %.1f |%n", p.config(),
+          p.expected().equals("PASS") ? "PASS" : "violates " + p.expected(),
+          p.reduced().map(ModelCheckReport::verdict).orElse("(the model check)"),
+          p.reduced().map(r -> count(r.output().distinct())).orElse("-"),
+          p.reduced().map(r -> count(r.output().depth())).orElse("-"),
+          verdict(u), count(u.output().distinct()), count(u.output().depth()), u.seconds()));
+    }
+    return b.append('\n').toString();
+  }
+
+  private static String verdict(ModelCheck.Result r) {
+    return (r.result().equals("PASS") ? "PASS" : "violates " + r.result()) + (r.ok() ? "" : " **(unexpected)**");
+  }
+
+  private static String count(long n) {
+    return n < 0 ? "-" : String.format("%,d", n);
   }
 
   /** The report of a simulation run ({@link ModelCheck#simulate}); {@code command} is what produced it. */

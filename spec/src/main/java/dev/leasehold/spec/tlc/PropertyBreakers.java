@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Shows that every property a passing configuration lists can fail there: for each one, the
@@ -116,7 +114,7 @@ public final class PropertyBreakers {
       }
       String line = lines.get(i);
       String t = line.trim();
-      if (t.startsWith("INIT")) {
+      if (t.startsWith("INIT") || t.startsWith("SPECIFICATION")) {
         breaker.overrides().forEach(o -> b.append("    ").append(o).append('\n'));
       }
       b.append(oneThread && t.equals(LANES) ? line.replace(LANES, ONE_LANE) : line).append('\n');
@@ -132,12 +130,7 @@ public final class PropertyBreakers {
   public static List<Check> run(Path tlaDir, List<String> passing, int parallel, Path workDir, Path outDir) {
     try {
       List<Breaker> breakers = parse(Files.readString(tlaDir.resolve("Breakers.tla")));
-      Files.createDirectories(workDir);
-      try (Stream<Path> modules = Files.list(tlaDir)) {
-        for (Path p : modules.filter(p -> p.toString().endsWith(".tla")).toList()) {
-          Files.copy(p, workDir.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
+      ModelCheck.copyModules(tlaDir, workDir);
       List<Check> planned = new ArrayList<>();
       for (String config : passing) {
         Path cfg = tlaDir.resolve(config + ".cfg");

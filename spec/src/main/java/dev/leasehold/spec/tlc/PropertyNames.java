@@ -37,6 +37,12 @@ public final class PropertyNames {
       if (listed.contains(name)) {
         return name;
       }
+      // TLC does not name a violated temporal property: it is the one listed, if one is.
+      List<String> properties = CfgListing.of(Files.readAllLines(cfg)).keywords().entrySet().stream()
+          .filter(e -> e.getValue().equals("PROPERTY")).map(java.util.Map.Entry::getKey).toList();
+      if (violated.equals(TlcOutput.TEMPORAL) && properties.size() == 1) {
+        return properties.get(0);
+      }
       // A conjunct of a listed property: the listed definition whose body mentions it.
       List<String> lines = Files.readAllLines(spec);
       for (String l : listed) {

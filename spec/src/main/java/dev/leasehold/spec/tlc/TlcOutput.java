@@ -19,8 +19,12 @@ import java.util.regex.Pattern;
  * @param generated states generated (a simulation's only count), or -1
  * @param distinct distinct states found, or -1
  * @param depth the depth of the search (of the counterexample, if one), or -1
+ * @param trace the counterexample's states, empty if none
+ * @param loop how a temporal property's counterexample (a lasso) goes on after its last state:
+ *     "stuttering" (for ever), "Back to state N" (TLC's words), or null for a finite one
  */
-public record TlcOutput(String violated, String error, long generated, long distinct, int depth, List<State> trace) {
+public record TlcOutput(String violated, String error, long generated, long distinct, int depth, List<State> trace,
+    String loop) {
   private static final Pattern MSG =
       Pattern.compile("@!@!@STARTMSG (\\d+):(\\d+) @!@!@\\R(.*?)@!@!@ENDMSG \\1 @!@!@", Pattern.DOTALL);
   private static final Pattern STATS = Pattern.compile("([\\d,]+) states generated, (-?[\\d,]+) distinct states found");
@@ -28,14 +32,20 @@ public record TlcOutput(String violated, String error, long generated, long dist
   private static final Pattern VIOLATED = Pattern.compile("(?:Invariant|Action property) (.+?) is violated");
   private static final Pattern STATE_HEAD = Pattern.compile("^(\\d+): <(\\w+)[^>]*>", Pattern.MULTILINE);
   private static final Pattern VARIABLE = Pattern.compile("^/\\\\ (\\w+) = (.*?)(?=^/\\\\ |\\z)", Pattern.MULTILINE | Pattern.DOTALL);
-  // TLC's message codes (tlc2.output.EC): violations, a trace state, statistics, search depth.
+  // TLC's message codes (tlc2.output.EC): violations, a trace state, how a lasso goes on, statistics, search depth.
   private static final int INVARIANT_VIOLATED = 2110;
   private static final int ACTION_PROPERTY_VIOLATED = 2107;
-  private static final int TEMPORAL_PROPERTY_VIOLATED = 2112;
+  private static final int ACTION_PROPERTY_VIOLATED_BEHAVIOR = 2112;
+  private static final int TEMPORAL_PROPERTY_VIOLATED = 2116;
+  private static final int BACK_TO_STATE = 2122;
+  private static final int STUTTERING = 2218;
   private static final int STATE_PRINT = 2217;
   private static final int STATS_MSG = 2199;
   private static final int DEPTH_MSG = 2194;
   private static final int SIMULATION_PROGRESS_MSG = 2209;
+
+  /** What {@link #violated} says for a temporal property, which TLC does not name. */
+  public static final String TEMPORAL = "a temporal property";
 
   /** One state of a counterexample: the action that led to it and every variable's value. */
   public record State(int number, String action, Map<String, String> vars) {}
@@ -50,6 +60,7 @@ public record TlcOutput(String violated, String error, long generated, long dist
     long generated = -1;
     long distinct = -1;
     int depth = -1;
+    String loop = null;
     List<State> trace = new ArrayList<>();
     Matcher m = MSG.matcher(output);
     while (m.find()) {
@@ -57,7 +68,10 @@ public record TlcOutput(String violated, String error, long generated, long dist
       int severity = Integer.parseInt(m.group(2));
       String body = m.group(3).trim();
       switch (code) {
-        case INVARIANT_VIOLATED, ACTION_PROPERTY_VIOLATED, TEMPORAL_PROPERTY_VIOLATED -> {
+        case TEMPORAL_PROPERTY_VIOLATED -> violated = TEMPORAL;
+        case BACK_TO_STATE -> loop = body.lines().findFirst().orElse(body).replaceAll("^\\d+:\\s*", "").trim();
+        case STUTTERING -> loop = "stuttering";
+        case INVARIANT_VIOLATED, ACTION_PROPERTY_VIOLATED, ACTION_PROPERTY_VIOLATED_BEHAVIOR -> {
           Matcher v = VIOLATED.matcher(body);
           violated = v.find() ? v.group(1) : body;
         }
@@ -86,7 +100,7 @@ public record TlcOutput(String violated, String error, long generated, long dist
     if (violated != null && !trace.isEmpty()) {
       depth = trace.size();
     }
-    return new TlcOutput(violated, error, generated, distinct, depth, trace);
+    return new TlcOutput(violated, error, generated, distinct, depth, trace, loop);
   }
 
   private static State state(String body) {

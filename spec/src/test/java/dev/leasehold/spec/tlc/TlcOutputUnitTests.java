@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Reads real {@code -tool} outputs of TLC 2.18 (MCTtlCheckAfterSend, MCLeaseReplicaAck, a simulation of DeepLeaseFencing). */
+/**
+ * Reads real {@code -tool} outputs of TLC 2.18 (MCTtlCheckAfterSend, MCLeaseReplicaAck, a simulation of
+ * DeepLeaseFencing, MCLiveness with a client that waits for a lost reply for ever).
+ */
 class TlcOutputUnitTests {
   private static String resource(String name) throws IOException {
     try (InputStream in = TlcOutputUnitTests.class.getResourceAsStream("/tlc/" + name)) {
@@ -26,6 +29,17 @@ class TlcOutputUnitTests {
     assertEquals(4, out.depth());
     assertEquals("\"acquire\"", TlaValues.entries(TlaValues.entries(TlaValues.entries(
         out.trace().get(1).vars().get("call")).get("a1")).get("t1")).get("kind"));
+  }
+
+  @Test
+  void aTemporalViolationGivesItsLasso() throws IOException {
+    // TLC names no temporal property: PropertyNames maps it to the one the configuration lists.
+    TlcOutput out = TlcOutput.parse(resource("temporal.out"));
+    assertEquals(TlcOutput.TEMPORAL, out.violated());
+    assertEquals(List.of("Init", "TryAcquire", "Apply", "RelativeTick", "RelativeTick", "RelativeTick", "LoseReply",
+        "RelativeTick"), out.trace().stream().map(TlcOutput.State::action).toList());
+    assertEquals(8, out.depth());
+    assertEquals("stuttering", out.loop());
   }
 
   @Test
