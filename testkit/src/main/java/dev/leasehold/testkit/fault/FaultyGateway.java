@@ -142,6 +142,12 @@ public final class FaultyGateway implements LeaseGateway {
     return armed.size();
   }
 
+  /** The fault the next call meets, or null when none is armed. */
+  public synchronized Fault nextFault() {
+    Fault.Armed next = armed.peekFirst();
+    return next == null ? null : next.fault();
+  }
+
   public synchronized boolean isArmed(Fault fault) {
     return armed.stream().anyMatch(a -> a.fault() == fault);
   }

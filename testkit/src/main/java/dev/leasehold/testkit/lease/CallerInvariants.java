@@ -2,6 +2,7 @@ package dev.leasehold.testkit.lease;
 
 import dev.leasehold.lease.LeaseGuarantee;
 import dev.leasehold.lease.LeaseState;
+import java.util.List;
 
 /**
  * Invariants of the library's own callers of the port, outside the spec (which models the port
@@ -58,10 +59,38 @@ public final class CallerInvariants {
   }
 
   /**
+   * WatchedStaysActive (the watchdog, bounded liveness): a watched lease that was ACTIVE with more
+   * than {@code marginNanos} left when time began to pass ({@code remainingBefore}: its validity
+   * then, or what each renewal gives if that is less), with no fault armed or pending, is still
+   * ACTIVE when that time has passed ({@code passedNanos}), unless the watchdog reported a loss. The margin is the watchdog's shortest interval (and the grid its renewals are sent on):
+   * with less left, no renewal can be planned in time (RenewsBeforeExpiry allows that).
+   */
+  public static void watchedStaysActive(int handle, LeaseState before, long remainingBefore, long marginNanos,
+      long passedNanos, boolean reported, LeaseState now) {
+    boolean watchable = before == LeaseState.ACTIVE && remainingBefore > marginNanos;
+    LeaseProperty.WatchedStaysActive.require(!watchable || reported || now == LeaseState.ACTIVE,
+        () -> "the watched handle " + handle + " had " + LeaseInvariants.ms(remainingBefore) + " left; after "
+            + LeaseInvariants.ms(passedNanos) + " with no fault it is " + now + " and the watchdog reported no loss");
+  }
+
+  /**
+   * IndeterminateIsReplayed (LeaseRunner.withLease): after a first try that came back
+   * Indeterminate, withLease replays the attempt once ({@code tries}: the outcomes of its tries, in
+   * order), so the lease it may have been granted is used and released, or shown not to be ours;
+   * after any other first try it sends nothing more.
+   */
+  public static void indeterminateIsReplayed(List<String> tries) {
+    boolean ambiguous = !tries.isEmpty() && tries.get(0).equals("Indeterminate");
+    int expected = ambiguous ? 2 : 1;
+    LeaseProperty.IndeterminateIsReplayed.require(tries.size() == expected, () -> "withLease tried " + tries
+        + (ambiguous ? ": an Indeterminate acquire must be replayed once" : ": only an Indeterminate acquire is replayed"));
+  }
+
+  /**
    * NoLeaseLeftBehind (LeaseRunner.withLease): when withLease returns and the attempt still holds
-   * the lease on the server, the result says that it may ({@code mayHold}: the last try was
-   * Indeterminate, the lease came back no longer ACTIVE, or the release may not have deleted it),
-   * and the key lives at most the TTL asked for.
+   * the lease on the server, the result says that it may ({@code mayHold}: the replay of an
+   * Indeterminate try was Indeterminate too or refused unrun, the lease came back no longer ACTIVE,
+   * or the release may not have deleted it), and the key lives at most the TTL asked for.
    *
    * @param pttlNanos how long the key still lives
    * @param ttlMs the TTL asked for

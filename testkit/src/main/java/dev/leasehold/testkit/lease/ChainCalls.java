@@ -57,6 +57,12 @@ interface ChainCalls {
   /** The check after a call: the trace step, anything broken while it was in flight, then the oracle. */
   void check();
 
+  /**
+   * Whether a fault is armed for the next call or a request it delayed may still reach the server:
+   * time that passes so is no fault-free stretch.
+   */
+  boolean faultsPending();
+
   /** Time passes on the chain's clocks and the twin's. */
   void advance(long nanos);
 }

@@ -36,6 +36,25 @@ public enum LeaseProperty {
   WorkResultAgreement,
   /** withLease leaves the lease held only if its result says so, and never longer than the TTL asked for. */
   NoLeaseLeftBehind,
+  /**
+   * Liveness, bounded: a tryAcquire that no failing fault meets is granted when the lease is free as
+   * it starts, and one that waits with no fault armed is granted when the lease falls free at least
+   * a retry pause before its wait ends.
+   */
+  GrantedWhenFree,
+  /**
+   * Liveness, bounded (the watchdog): a watched lease ACTIVE with more than the watchdog's shortest
+   * interval left stays ACTIVE through time that passes with no fault armed or pending, unless the
+   * watchdog reports a loss.
+   */
+  WatchedStaysActive,
+  /**
+   * Liveness, bounded: no handle stays UNKNOWN through a fault-free stretch longer than the longest
+   * TTL and the drift, and no renewal the watchdog sent still awaits its reply when a step ends.
+   */
+  SettlesWhenFaultFree,
+  /** withLease replays its attempt once after an Indeterminate acquire, and sends nothing more otherwise. */
+  IndeterminateIsReplayed,
   /** Every handle states the guarantee the port states, and has a token exactly when fenced. */
   GuaranteeAsStated,
   /** The adapter's outcomes, states, budgets and tokens are ones the twin (the spec's model) allows. */

@@ -30,6 +30,7 @@ import dev.leasehold.testkit.lease.ChainAction.Watch;
 import dev.leasehold.testkit.lease.ChainAction.WithLease;
 import dev.leasehold.testkit.lease.ChainAction.Write;
 import dev.leasehold.testkit.fault.Backend;
+import dev.leasehold.testkit.fault.Fault;
 import dev.leasehold.testkit.fault.FaultyGateway;
 import dev.leasehold.testkit.sim.LeaseClock;
 import dev.leasehold.testkit.sim.RealClock;
@@ -85,6 +86,9 @@ public final class LeaseWorld implements AutoCloseable {
   private StepEvent event;
   /** The adapter's own outcome (or IllegalArgumentException) of the last call, for the watchdog and LeaseRunner. */
   private Object lastCall;
+  /** GrantedWhenFree of the acquire just made, for the check after it; null when none is pending. */
+  private Runnable grantCheck;
+  private final UnknownStretch unknown;
 
   LeaseWorld(WorldConfig config, long seed) {
     this.config = config;
@@ -110,13 +114,14 @@ public final class LeaseWorld implements AutoCloseable {
     this.targets = new Targets(config.specConformant(), attempts, handles, gateway, oracle);
     ChainCalls calls = new Calls();
     this.supervision = new Supervision(calls, clock, attempts, handles, port, oracle,
-        config.specConformant() ? config.timeStepMicros() * 1_000L : 1);
+        config.specConformant() ? config.timeStepMicros() * 1_000L : 1, config.drift().toNanos(), config.callers());
     // A restart takes time: the spec's Restart takes one tick, and CLOCK_FLOOR's guarantee assumes
     // it (a restart within the microsecond of the last grant would issue that token again).
     long restartNanos = config.specConformant() ? config.timeStepMicros() * 1_000L : 1_000_000L;
     this.faults = new ServerFaults(gateway, backend, clock, oracle, recorder, this::snapshot, restartNanos);
     this.concurrent = new ConcurrentStep(calls, recorder, attempts, handles, port, oracle, config.specConformant(),
         config.waived());
+    this.unknown = new UnknownStretch(clock.clientNanos());
     syncClock();
   }
 
@@ -181,9 +186,36 @@ public final class LeaseWorld implements AutoCloseable {
   TraceStep apply(ChainAction action) {
     recorder.begin(action.name());
     syncClock();
+    boolean faulted = faultsPending();
     recorder.label(run(action));
     check();
+    settle(faulted || faultsPending() || action instanceof Restart || action instanceof Write);
     return recorder.last();
+  }
+
+  /**
+   * SettlesWhenFaultFree when a step ends ({@code faulted}: a fault was armed or pending around it,
+   * or it was one): no handle has stayed UNKNOWN through the fault-free stretch, and no renewal
+   * the watchdog sent awaits its reply.
+   */
+  private void settle(boolean faulted) {
+    List<LeaseState> states = new ArrayList<>();
+    for (LeaseHandle h : handles) {
+      states.add(h.state());
+    }
+    unknown.stepEnded(clock.clientNanos(), faulted, states);
+    supervision.checkSettled();
+  }
+
+  /** Whether a fault is armed or a delayed request may still reach the server. */
+  private boolean faultsPending() {
+    return gateway.armedCount() > 0 || !gateway.delayed().isEmpty();
+  }
+
+  /** Whether the fault the next call meets fails it (a slow reply still answers). */
+  private boolean nextCallFails() {
+    Fault next = gateway.nextFault();
+    return next != null && next != Fault.SLOW_REPLY;
   }
 
   private String run(ChainAction action) {
@@ -193,11 +225,17 @@ public final class LeaseWorld implements AutoCloseable {
     } else if (action instanceof TryAcquire a) {
       return tryAcquire(a.name(), Targets.pick(targets.unsent(), a.attempt()), a.ttlMs(), a.waitMs());
     } else if (action instanceof Replay a) {
-      return tryAcquire(a.name(), Targets.pick(targets.replayable(), a.attempt()), a.ttlMs(), a.waitMs());
+      int attempt = Targets.pick(targets.replayable(), a.attempt());
+      supervision.disturb(attempt);
+      return tryAcquire(a.name(), attempt, a.ttlMs(), a.waitMs());
     } else if (action instanceof Renew a) {
-      return renew(targets.handle(a.handle()), a.ttlMs());
+      int handle = targets.handle(a.handle());
+      supervision.disturb(handles.attempt(handle));
+      return renew(handle, a.ttlMs());
     } else if (action instanceof Release a) {
-      return release(targets.handle(a.handle()));
+      int handle = targets.handle(a.handle());
+      supervision.disturb(handles.attempt(handle));
+      return release(handle);
     } else if (action instanceof Inspect a) {
       return inspect((int) (a.attempt() % attempts.size()));
     } else if (action instanceof State a) {
@@ -208,6 +246,7 @@ public final class LeaseWorld implements AutoCloseable {
       return label;
     } else if (action instanceof Pause a) {
       // Nothing runs: a paused process, whose watchdog is paused too.
+      supervision.disturb(-1);
       advance(a.nanos());
       return noEvent(a.name());
     } else if (action instanceof Lag a) {
@@ -225,10 +264,16 @@ public final class LeaseWorld implements AutoCloseable {
     } else if (action instanceof Restart) {
       event = faults.restart();
     } else if (action instanceof RenewBesideReplay a) {
-      return concurrent.renewBesideReplay(a.name(), targets.fromNewest(a.handle()), a.ttlMs(), a.replayTtlMs(),
-          a.schedule());
+      int handle = targets.fromNewest(a.handle());
+      supervision.disturb(handles.attempt(handle));
+      // The two lanes' calls are recorded as one step: their TTLs bound the budgets they may give.
+      unknown.asked(Math.max(a.ttlMs(), a.replayTtlMs()));
+      return concurrent.renewBesideReplay(a.name(), handle, a.ttlMs(), a.replayTtlMs(), a.schedule());
     } else if (action instanceof ReleaseBesideReplay a) {
-      return concurrent.releaseBesideReplay(a.name(), targets.fromNewest(a.handle()), a.replayTtlMs(), a.schedule());
+      int handle = targets.fromNewest(a.handle());
+      supervision.disturb(handles.attempt(handle));
+      unknown.asked(a.replayTtlMs());
+      return concurrent.releaseBesideReplay(a.name(), handle, a.replayTtlMs(), a.schedule());
     } else if (action instanceof Watch a) {
       return supervision.watch(targets.fromNewest(a.handle()), a.ttlMs());
     } else if (action instanceof WithLease a) {
@@ -250,6 +295,10 @@ public final class LeaseWorld implements AutoCloseable {
   /** One tryAcquire of {@code attempt}, made by {@code call} (the chain's or LeaseRunner's), followed by the twin. */
   private String acquire(String op, int attempt, long ttlMs, long waitMs, Supplier<AcquireOutcome> call) {
     Snapshot before = snapshot();
+    long waitNanos = Duration.ofMillis(waitMs).toNanos();
+    long freeIn = freeIn(before, attempt);
+    boolean due = LivenessInvariants.grantDue(freeIn, waitNanos, retryBound(before), nextCallFails(),
+        gateway.armedCount() > 0);
     sleeps.clear();
     Outcome actual;
     int handle = -1;
@@ -268,7 +317,37 @@ public final class LeaseWorld implements AutoCloseable {
     oracle.follow(m -> m.tryAcquire(attempt, ttlMs, Duration.ofMillis(waitMs).toNanos(), slept, loopProblems), actual);
     loopProblems.forEach(oracle::problem);
     record(op, attempt, handle, actual, before, null, ttlMs);
-    return actual.variant();
+    String variant = actual.variant();
+    String why = freeIn <= 0 ? "the lease was free as it started"
+        : "the lease fell free " + LeaseInvariants.ms(freeIn) + " into a wait of " + waitMs + " ms";
+    grantCheck = () -> LivenessInvariants.grantedWhenFree(variant, due, why);
+    return variant;
+  }
+
+  /**
+   * How long after {@code before} the lease is free for {@code attempt}: 0 if it holds the lease
+   * or nobody does, when the holder's key expires otherwise; never for another operation of the
+   * same owner (OwnerOperationConflict ends a wait at once).
+   */
+  private static long freeIn(Snapshot before, int attempt) {
+    int holder = before.holder();
+    if (holder == -1 || holder == attempt) {
+      return 0;
+    }
+    if (holder >= 0 && before.ownerOf().get(holder).equals(before.ownerOf().get(attempt))) {
+      return Long.MAX_VALUE;
+    }
+    return before.expiryHi() - before.trueNow();
+  }
+
+  /**
+   * The longest a wait loop takes to try again once the key is gone: a key read in its last
+   * millisecond answers no PTTL, and the loop pauses up to the contention retryAfter; on the spec's
+   * grid every pause ends on the next tick; on a real server the readings' slack.
+   */
+  private long retryBound(Snapshot before) {
+    long grid = config.specConformant() ? config.timeStepMicros() * 1_000L : 0;
+    return CONTENTION + Duration.ofMillis(2).toNanos() + grid + before.slack();
   }
 
   private String renew(int handle, long ttlMs) {
@@ -387,6 +466,7 @@ public final class LeaseWorld implements AutoCloseable {
   private void record(String op, int attempt, int handle, Outcome actual, Snapshot before, LeaseState stateBefore,
       long ttlMs) {
     event = new StepEvent(op, attempt, handle, actual, before, stateBefore);
+    unknown.asked(ttlMs);
     recorder.call(attempt, handle, ttlMs, actual);
   }
 
@@ -416,6 +496,13 @@ public final class LeaseWorld implements AutoCloseable {
     oracle.measureSlack();
     recorder.record(traceView == null ? after : traceView);
     inFlight.rethrow();
+    if (grantCheck != null) {
+      // Before the twin's agreement: a port that never grants disagrees with the twin too, and
+      // this names what it broke.
+      Runnable grant = grantCheck;
+      grantCheck = null;
+      grant.run();
+    }
     oracle.check(e, after, store);
     for (LeaseHandle h : handles) {
       CallerInvariants.guaranteeAsStated(h.guarantee(), port.guarantee(), h.fencingToken().isPresent());
@@ -469,6 +556,11 @@ public final class LeaseWorld implements AutoCloseable {
     @Override
     public void check() {
       LeaseWorld.this.check();
+    }
+
+    @Override
+    public boolean faultsPending() {
+      return LeaseWorld.this.faultsPending();
     }
 
     @Override

@@ -46,7 +46,11 @@ import java.util.function.Supplier;
  * only a real loss ({@code LossIsReal}) and every loss it met ({@code LossIsReported}), and
  * {@code withLease} may return {@code Completed} only if the lease was still ACTIVE when the work
  * ended ({@code WorkResultAgreement}), and may leave the lease held on the server only if its result
- * says so, and never for longer than the TTL asked for ({@code NoLeaseLeftBehind}).
+ * says so, and never for longer than the TTL asked for ({@code NoLeaseLeftBehind}). And the bounded
+ * liveness of both: a watched lease stays ACTIVE through time that passes with no fault
+ * ({@code WatchedStaysActive}), every renewal sent has its reply when the step ends
+ * ({@code SettlesWhenFaultFree}), and withLease replays an Indeterminate acquire once
+ * ({@code IndeterminateIsReplayed}), which is all NoLeaseLeftBehind then excuses.
  *
  * <p>Up to {@link #MAX_WATCHED} registrations are live at once, each of a distinct attempt: two
  * renewals of one attempt in one batch would be two sends before either reply, which the twin's
@@ -77,6 +81,12 @@ final class Supervision implements AutoCloseable {
   private LeaseContext work;
   /** A violation found inside a call of the watchdog or LeaseRunner, for the step's own check. */
   private PropertyViolation deferred;
+  /** The drift budget: a renewal gives the handle the watch's TTL less this. */
+  private final long driftNanos;
+  /** The outcomes of the tries LeaseRunner made in the withLease running now, in order. */
+  private final List<String> tries = new ArrayList<>();
+  /** The replies of the renewals sent since the last {@link #checkSettled}. */
+  private final List<CompletableFuture<RenewOutcome>> replies = new ArrayList<>();
 
   /**
    * Every call the watchdog and LeaseRunner make goes through {@code calls} to {@code port}, the
@@ -84,8 +94,9 @@ final class Supervision implements AutoCloseable {
    * renewal is due (1: when it is due).
    */
   Supervision(ChainCalls calls, LeaseClock clock, AdapterAttempts attempts, AdapterHandles handles,
-      DistributedLeasePort port, Oracle oracle, long sendGridNanos) {
+      DistributedLeasePort port, Oracle oracle, long sendGridNanos, long driftNanos, Callers callers) {
     this.calls = calls;
+    this.driftNanos = driftNanos;
     this.sendGridNanos = sendGridNanos;
     this.clock = clock;
     this.attempts = attempts;
@@ -93,8 +104,8 @@ final class Supervision implements AutoCloseable {
     this.port = port;
     this.oracle = oracle;
     this.scheduler = new VirtualScheduler(clock::clientNanos);
-    this.watchdog = LeaseWatchdog.builder().executor(scheduler).monotonicNanos(clock::clientNanos).build();
-    this.runner = new LeaseRunner(new MirroredPort(), watchdog, false, null);
+    this.watchdog = callers.watchdog(scheduler, clock::clientNanos);
+    this.runner = callers.runner(new MirroredPort(), watchdog);
   }
 
   /** Live registrations at most: enough for batches of several leases, few enough to read in a shrunk chain. */
@@ -106,6 +117,14 @@ final class Supervision implements AutoCloseable {
    */
   private static final class Watched {
     final int hid;
+    /** The TTL the watchdog renews with (ns). */
+    final long ttlNanos;
+    /**
+     * Whether a call other than the watchdog's (the chain's renew, release or replay of the
+     * attempt, a pause of the whole process) changed the lease since the watchdog last renewed it:
+     * its plan may then be too late for the validity left, and only its next renewal tells.
+     */
+    boolean disturbed;
     /** Null inside withLease, where LeaseRunner holds the registration (the only one live then). */
     LeaseWatchdog.Registration registration;
     /** The loss reported to this registration's listener; null for none. */
@@ -115,8 +134,9 @@ final class Supervision implements AutoCloseable {
     /** Whether the last burst renewed this registration or reported its loss. */
     boolean touched;
 
-    Watched(int hid) {
+    Watched(int hid, long ttlNanos) {
       this.hid = hid;
+      this.ttlNanos = ttlNanos;
     }
   }
 
@@ -144,7 +164,7 @@ final class Supervision implements AutoCloseable {
     if (watched.values().stream().anyMatch(w -> handles.attempt(w.hid) == attempt)) {
       return "skipped";
     }
-    Watched w = new Watched(hid);
+    Watched w = new Watched(hid, Duration.ofMillis(ttlMs).toNanos());
     try {
       w.registration = watchdog.watch(new Mirrored(hid), Duration.ofMillis(ttlMs), loss -> lost(w, loss));
     } catch (IllegalArgumentException e) {
@@ -167,6 +187,13 @@ final class Supervision implements AutoCloseable {
   String passTime(long nanos) {
     String label = "ok";
     long left = nanos;
+    long start = clock.clientNanos();
+    // WatchedStaysActive is judged only over time that no fault can touch: none armed, no delayed
+    // request pending, and no call but the watchdog's on the lease since it last renewed it.
+    List<Steady> steady = calls.faultsPending() ? List.of() : watched.values().stream()
+        .filter(w -> live(w) && !w.disturbed && reported(w) == null)
+        .map(w -> new Steady(w, handles.get(w.hid).state(), handles.get(w.hid).remainingValidity().toNanos()))
+        .toList();
     while (scheduler.nextDue() != Long.MAX_VALUE) {
       long wake = Math.floorDiv(scheduler.nextDue() + sendGridNanos - 1, sendGridNanos) * sendGridNanos;
       long toDue = Math.max(0, wake - clock.clientNanos());
@@ -201,7 +228,52 @@ final class Supervision implements AutoCloseable {
       watched.values().removeIf(w -> !live(w));
     }
     calls.advance(left);
+    long passed = clock.clientNanos() - start;
+    // The shortest interval, a renewal sent on the next tick of the grid, and time for it before
+    // the lease runs out: with no more validity than that, no plan keeps the lease.
+    long margin = Math.max(LeaseWatchdog.DEFAULT_MIN_INTERVAL.toNanos(), sendGridNanos) + sendGridNanos;
+    for (Steady s : steady) {
+      // Each renewal gives the watch's TTL less the drift: a watch whose renewals give less than
+      // the margin is promised nothing either.
+      long remaining = Math.min(s.remaining(), s.watched().ttlNanos - driftNanos);
+      boolean reported = reported(s.watched()) != null;
+      LeaseState now = handles.get(s.watched().hid).state();
+      guard(() -> CallerInvariants.watchedStaysActive(s.watched().hid, s.state(), remaining, margin, passed, reported,
+          now));
+    }
     return label;
+  }
+
+  /** A registration as time began to pass: its handle's state and validity left then. */
+  private record Steady(Watched watched, LeaseState state, long remaining) {}
+
+  /** The loss the watchdog reported for {@code w}: to its listener, or inside withLease to the work's context. */
+  private LeaseWatchdog.LeaseLoss reported(Watched w) {
+    return w.reported != null ? w.reported : work == null ? null : work.cancellation().orElse(null);
+  }
+
+  /**
+   * A call that is not the watchdog's changed what the server or the handle holds for
+   * {@code attempt} (-1: for every attempt, as a pause of the whole process does): the watchdog's
+   * plan no longer bounds the validity left, until it renews again.
+   */
+  void disturb(int attempt) {
+    for (Watched w : watched.values()) {
+      if (attempt < 0 || handles.attempt(w.hid) == attempt) {
+        w.disturbed = true;
+      }
+    }
+  }
+
+  /**
+   * SettlesWhenFaultFree, for the watchdog's calls, when a step ends: every renewal it sent since
+   * the last step has its reply, and none is held back unsent.
+   */
+  void checkSettled() {
+    int awaiting = (int) replies.stream().filter(r -> !r.isDone()).count() + batch.size() + calls.queuedRenewals();
+    int sent = replies.size();
+    replies.clear();
+    LivenessInvariants.noCallRunning(awaiting, sent);
   }
 
   /**
@@ -236,6 +308,7 @@ final class Supervision implements AutoCloseable {
       Watched w = watched.get(sent.get(i).handle());
       if (w != null) {
         w.lastRenew = outcomes.get(i).variant();
+        w.disturbed &= !w.lastRenew.equals("Renewed");
       }
     }
     return reply.sent();
@@ -252,11 +325,12 @@ final class Supervision implements AutoCloseable {
     LeaseState[] atEnd = new LeaseState[1];
     boolean[] cancelled = new boolean[1];
     LeaseResult<String> result;
+    tries.clear();
     try {
       result = runner.withLease(request, context -> {
         work = context;
         int hid = ((Mirrored) context.handle()).hid;
-        Watched w = new Watched(hid);
+        Watched w = new Watched(hid, Duration.ofMillis(ttlMs).toNanos());
         watched.put(hid, w);
         checkPlan(w);
         passTime(workNanos);
@@ -270,25 +344,29 @@ final class Supervision implements AutoCloseable {
       watched.clear();
     }
     String name = result.getClass().getSimpleName();
+    List<String> tried = List.copyOf(tries);
+    guard(() -> CallerInvariants.indeterminateIsReplayed(tried));
     guard(() -> CallerInvariants.workResultAgreement(name, atEnd[0], cancelled[0]));
     Snapshot after = calls.snapshot();
     if (after.holder() == attempt) {
       long pttl = after.expiryHi() - after.trueNow();
       // Redis keeps a key through the last millisecond of its TTL (gone once its ms clock is past it).
-      guard(() -> CallerInvariants.noLeaseLeftBehind(describe(result), saysItMayHold(result), pttl, ttlMs,
+      guard(() -> CallerInvariants.noLeaseLeftBehind(describe(result), saysItMayHold(result, tried), pttl, ttlMs,
           Duration.ofMillis(ttlMs + 1).toNanos() + after.slack()));
     }
     return name;
   }
 
   /**
-   * Whether {@code result} tells its caller that the attempt may still hold the lease: the last
-   * try was Indeterminate, the lease it got was no longer ACTIVE, or the release after the work
-   * may not have deleted it.
+   * Whether {@code result} tells its caller that the attempt may still hold the lease: its replay
+   * of an Indeterminate try ({@code tried}: every try's outcome) was Indeterminate too or refused
+   * unrun, the lease it got was no longer ACTIVE, or the release after the work may not have
+   * deleted it. An Indeterminate first try that was never replayed excuses nothing: withLease
+   * could have learnt whether the lease was granted, and used and released it.
    */
-  private static boolean saysItMayHold(LeaseResult<?> result) {
+  private static boolean saysItMayHold(LeaseResult<?> result, List<String> tried) {
     if (result instanceof LeaseResult.NotAcquired<?> n) {
-      return n.outcome() instanceof AcquireOutcome.Indeterminate
+      return n.outcome() instanceof AcquireOutcome.Indeterminate && tried.size() > 1
           || n.outcome() instanceof AcquireOutcome.ReplayedSameOperation r && r.handle().state() != LeaseState.ACTIVE;
     }
     ReleaseOutcome release = releaseOf(result);
@@ -321,8 +399,7 @@ final class Supervision implements AutoCloseable {
    * LossIsReported. A report ends the registration, so each loss is judged once.
    */
   private void checkLossReported(Watched w) {
-    LeaseWatchdog.LeaseLoss loss = w.reported != null ? w.reported
-        : work == null ? null : work.cancellation().orElse(null);
+    LeaseWatchdog.LeaseLoss loss = reported(w);
     if (loss != null) {
       LeaseState twin = oracle.twin().state(w.hid);
       guard(() -> CallerInvariants.lossIsReal(loss.state(), twin));
@@ -420,6 +497,7 @@ final class Supervision implements AutoCloseable {
       if (w != null) {
         w.lastRenew = out.getClass().getSimpleName();
         w.touched = true;
+        w.disturbed &= !w.lastRenew.equals("Renewed");
       }
       return out;
     }
@@ -443,6 +521,7 @@ final class Supervision implements AutoCloseable {
       LeaseState stateBefore = real().state();
       int held = calls.queuedRenewals();
       CompletableFuture<RenewOutcome> reply = realRenewAsync(ttl);
+      replies.add(reply);
       batch.add(new ChainCalls.BatchedRenew(hid, ttl.toMillis(), stateBefore, reply));
       if (reply.isDone() && held == 0 && calls.queuedRenewals() == 0) {
         sendBatch();
@@ -473,6 +552,7 @@ final class Supervision implements AutoCloseable {
       calls.acquire(op, attempt, request.leaseTtl().toMillis(), request.waitTimeout().toMillis(),
           () -> port.tryAcquire(request));
       AcquireOutcome out = checked(AcquireOutcome.class);
+      tries.add(out.getClass().getSimpleName());
       if (out instanceof AcquireOutcome.Acquired a) {
         return new AcquireOutcome.Acquired(new Mirrored(handles.id(a.handle())));
       }

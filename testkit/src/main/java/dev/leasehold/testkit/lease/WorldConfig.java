@@ -19,6 +19,7 @@ import java.util.function.Supplier;
  * @param backend makes the server of one chain (a fresh simulated one, or a real one shared by the class)
  * @param exact whether the server is simulated (the model predicts exactly)
  * @param ports makes the adapter under test
+ * @param callers makes the watchdog and the runner the chain calls the adapter through
  * @param drift the adapter's drift budget; the drift fault lags the client clock by up to it
  * @param fenceMode how the adapter issues fencing tokens
  * @param excluded action names never generated
@@ -30,7 +31,7 @@ import java.util.function.Supplier;
  * @param waits whether tryAcquire may ask for a wait timeout (the wait loop)
  * @param waived invariants not checked (only those a restart or an outside write is known to break)
  */
-public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory ports, Duration drift,
+public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory ports, Callers callers, Duration drift,
     FenceMode fenceMode, Set<String> excluded, long timeStepMicros, boolean specConformant, long maxTimeStepMs,
     long minTtlMs, long maxTtlMs, boolean waits, Set<LeaseProperty> waived) {
 
@@ -130,6 +131,10 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
     return toBuilder().ports(p).build();
   }
 
+  public WorldConfig withCallers(Callers c) {
+    return toBuilder().callers(c).build();
+  }
+
   public WorldConfig withDrift(Duration d) {
     return toBuilder().drift(d).build();
   }
@@ -197,6 +202,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
     private Supplier<Backend> backend = SimBackend::new;
     private boolean exact = true;
     private PortFactory ports;
+    private Callers callers = Callers.LIBRARY;
     private Duration drift = Duration.ofMillis(10);
     private FenceMode fenceMode = FenceMode.CLOCK_FLOOR;
     private Set<String> excluded = simulatedOff();
@@ -214,6 +220,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
       backend = c.backend;
       exact = c.exact;
       ports = c.ports;
+      callers = c.callers;
       drift = c.drift;
       fenceMode = c.fenceMode;
       excluded = c.excluded;
@@ -235,6 +242,11 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
 
     public Builder ports(PortFactory p) {
       ports = p;
+      return this;
+    }
+
+    public Builder callers(Callers c) {
+      callers = c;
       return this;
     }
 
@@ -283,7 +295,7 @@ public record WorldConfig(Supplier<Backend> backend, boolean exact, PortFactory 
     }
 
     public WorldConfig build() {
-      return new WorldConfig(backend, exact, ports, drift, fenceMode, excluded, timeStepMicros, specConformant,
+      return new WorldConfig(backend, exact, ports, callers, drift, fenceMode, excluded, timeStepMicros, specConformant,
           maxTimeStepMs, minTtlMs, maxTtlMs, waits, waived);
     }
   }
