@@ -615,17 +615,17 @@ ReleaseUnanswered(a, l) ==
     /\ ambiguousRelease' = [ambiguousRelease EXCEPT ![a] = TRUE]
     /\ UNCHANGED <<dl, tok, hgrant, hfrom, ambiguousRenewCap, seen, acquireUnsure>>
 
+(* Whether the client gives up on call c: its reply was lost, or it was   *)
+(* sent and may still be delayed (the command timeout fires in both).      *)
+GivesUp(c) == \/ c.phase = "lost"
+              \/ c.phase = "sent" /\ "Delay" \in Faults
+
 (* The client gives up on its call (command timeout, connection lost after *)
 (* the write): the outcome is Indeterminate.  If the request had not run   *)
 (* yet, it may still run later (Delay).  An acquire changes no handle; its *)
 (* caller now knows that the attempt's key may exist with no handle of it  *)
 (* (acquireUnsure), until a later acquire is answered with a handle and    *)
 (* no delayed acquire of the attempt may still run.                        *)
-(* Whether the client gives up on call c: its reply was lost, or it was   *)
-(* sent and may still be delayed (the command timeout fires in both).      *)
-GivesUp(c) == \/ c.phase = "lost"
-              \/ c.phase = "sent" /\ "Delay" \in Faults
-
 Timeout(a, l) ==
     LET c == call[a][l] IN
     /\ GivesUp(c)
