@@ -98,24 +98,12 @@ class LivenessDefectsUnitTests {
         PortFactory.FIXED.create(gateway, clock, drift, mode, random, sleeper), onlyFirst);
   }
 
-  private static final class HidingGrants implements DistributedLeasePort {
-    private final DistributedLeasePort port;
-    private final boolean onlyFirst;
-    private final Set<LeaseAttempt> hidden = new HashSet<>();
+  /** A port that answers as {@code port} does, but for what a defect's {@code tryAcquire} changes. */
+  private abstract static class ForwardingPort implements DistributedLeasePort {
+    final DistributedLeasePort port;
 
-    HidingGrants(DistributedLeasePort port, boolean onlyFirst) {
+    ForwardingPort(DistributedLeasePort port) {
       this.port = port;
-      this.onlyFirst = onlyFirst;
-    }
-
-    @Override
-    public AcquireOutcome tryAcquire(LeaseRequest request) {
-      AcquireOutcome out = port.tryAcquire(request);
-      boolean granted = out instanceof AcquireOutcome.Acquired || out instanceof AcquireOutcome.ReplayedSameOperation;
-      if (granted && (!onlyFirst || hidden.add(request.attempt()))) {
-        return new AcquireOutcome.Contended(Duration.ofMillis(50));
-      }
-      return out;
     }
 
     @Override
@@ -132,6 +120,27 @@ class LivenessDefectsUnitTests {
     public LeaseGuarantee guarantee() {
       return port.guarantee();
     }
+  }
+
+  private static final class HidingGrants extends ForwardingPort {
+    private final boolean onlyFirst;
+    private final Set<LeaseAttempt> hidden = new HashSet<>();
+
+    HidingGrants(DistributedLeasePort port, boolean onlyFirst) {
+      super(port);
+      this.onlyFirst = onlyFirst;
+    }
+
+    @Override
+    public AcquireOutcome tryAcquire(LeaseRequest request) {
+      AcquireOutcome out = port.tryAcquire(request);
+      boolean granted = out instanceof AcquireOutcome.Acquired || out instanceof AcquireOutcome.ReplayedSameOperation;
+      if (granted && (!onlyFirst || hidden.add(request.attempt()))) {
+        return new AcquireOutcome.Contended(Duration.ofMillis(50));
+      }
+      return out;
+    }
+
   }
 
   /**
@@ -231,14 +240,13 @@ class LivenessDefectsUnitTests {
     }
   }
 
-  private static final class SwallowingReplays implements DistributedLeasePort {
-    private final DistributedLeasePort port;
+  private static final class SwallowingReplays extends ForwardingPort {
     /** The attempt whose last try was Indeterminate, and that answer; null for none. */
     private LeaseAttempt ambiguous;
     private AcquireOutcome answer;
 
     SwallowingReplays(DistributedLeasePort port) {
-      this.port = port;
+      super(port);
     }
 
     @Override
@@ -255,19 +263,5 @@ class LivenessDefectsUnitTests {
       return out;
     }
 
-    @Override
-    public LeaseAttempt newAttempt(String operationId) {
-      return port.newAttempt(operationId);
-    }
-
-    @Override
-    public InspectOutcome inspect(LeaseInspection inspection) {
-      return port.inspect(inspection);
-    }
-
-    @Override
-    public LeaseGuarantee guarantee() {
-      return port.guarantee();
-    }
   }
 }

@@ -33,13 +33,13 @@ public final class PropertyNames {
       if (loc.find()) {
         name = enclosingDefinition(cfg.resolveSibling(loc.group(2) + ".tla"), Integer.parseInt(loc.group(1)));
       }
-      List<String> listed = listedNames(cfg);
+      CfgListing listing = CfgListing.of(Files.readAllLines(cfg));
+      List<String> listed = listing.names();
       if (listed.contains(name)) {
         return name;
       }
       // TLC does not name a violated temporal property: it is the one listed, if one is.
-      List<String> properties = CfgListing.of(Files.readAllLines(cfg)).keywords().entrySet().stream()
-          .filter(e -> e.getValue().equals("PROPERTY")).map(java.util.Map.Entry::getKey).toList();
+      List<String> properties = listed.stream().filter(n -> listing.keywords().get(n).equals("PROPERTY")).toList();
       if (violated.equals(TlcOutput.TEMPORAL) && properties.size() == 1) {
         return properties.get(0);
       }

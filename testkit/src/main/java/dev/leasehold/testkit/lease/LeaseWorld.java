@@ -314,7 +314,7 @@ public final class LeaseWorld implements AutoCloseable {
     }
     List<LeaseModel.Sleep> slept = List.copyOf(sleeps);
     List<String> loopProblems = new ArrayList<>();
-    oracle.follow(m -> m.tryAcquire(attempt, ttlMs, Duration.ofMillis(waitMs).toNanos(), slept, loopProblems), actual);
+    oracle.follow(m -> m.tryAcquire(attempt, ttlMs, waitNanos, slept, loopProblems), actual);
     loopProblems.forEach(oracle::problem);
     record(op, attempt, handle, actual, before, null, ttlMs);
     String variant = actual.variant();
