@@ -102,7 +102,7 @@ RefusedReleaseAbsent(a, l) == IF call[a][l].kind = "release" THEN "AlreadyAbsent
 (* handle replaced the one that sent it.                                   *)
 StaleRenewHeeded(a, l) == hs[a] \in Terminal
 
-(* The liveness properties' breakers (MCLiveness).                          *)
+(* The liveness properties' breakers (MCLiveness, MCWaiting, MCWatched).   *)
 
 (* BREAK ExpiredLeaseComesFree: Expired <- NeverExpired                    *)
 (* The server never forgets a key: a key lives for ever.                   *)
@@ -115,4 +115,25 @@ WaitsForLostReply(c) == c.phase = "sent" /\ "Delay" \in Faults
 \* BREAK UnknownIsSettled IN MCLiveness: StoredState <- StateNotStored
 (* (StateNotStored above: local expiry is never stored, so an UNKNOWN      *)
 (* handle past its deadline stays UNKNOWN.)                                *)
+
+(* BREAK WaitLoopWakes: Retry <- SleepsThroughRelease                      *)
+(* The wait loop tries again only while the key is held: once its holder   *)
+(* released it or it expired, the waiter sleeps on.                        *)
+SleepsThroughRelease(a) == srv.holder # None /\ Waiting(a) /\ \E l \in Lane, t \in Ttl : Replay(a, l, t)
+
+(* BREAK WaiterIsGranted: AcquireScript <- NeverGrants                     *)
+(* acquire.lua answers Contended whatever the key holds: no grant is ever  *)
+(* given.                                                                  *)
+NeverGrants(s, a, t) ==
+    << s, [status |-> 0, pttl |-> 0, token |-> 0, grant |-> 0, same |-> FALSE, holder |-> None] >>
+
+(* BREAK RenewedWhenDue: RenewNow <- SilentWatchdog                        *)
+(* The watchdog sends nothing when a renewal is due.                       *)
+SilentWatchdog(a) == FALSE
+
+(* BREAK WatchedStaysActive: Due <- DueWhenSpent                           *)
+(* The watchdog plans its renewal at the deadline itself, when the budget  *)
+(* is already spent.                                                       *)
+DueWhenSpent(a) == Observed(a) = "ACTIVE" /\ Quiet(a) /\ Deadline(a) - cnow <= 0
+
 =============================================================================

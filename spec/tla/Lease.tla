@@ -48,17 +48,17 @@
 (* defects also show that each property of a passing configuration can     *)
 (* fail there.                                                             *)
 (*                                                                         *)
-(* What is omitted: liveness (only safety properties are stated), the      *)
-(* wait loop's sleeping (a retry is just another Replay), the byte format  *)
-(* of keys and tokens, and a client clock running fast.  An attempt has    *)
-(* one handle at a time here: a grant that opens a new handle replaces the *)
-(* old one (RedisLeaseAdapter supersedes it: LOST), and the old handle's   *)
-(* renew or release still in flight becomes `stale`: it still counts in    *)
-(* the ledger and still runs on the server, but its reply changes no       *)
-(* handle.  Calls that are rejected before any I/O (TTL <= drift,          *)
-(* connection known down -> Unavailable) and calls on a LOST/RELEASED      *)
-(* handle (NotActive, nothing sent) change nothing, so they are stuttering *)
-(* steps and do not appear.                                                *)
+(* What is omitted: how long the wait loop sleeps (a retry is a Replay,    *)
+(* fair while a wait lasts), when the watchdog renews (a renew is a Renew  *)
+(* like any caller's), the byte format of keys and tokens, and a client    *)
+(* clock running fast.  An attempt has one handle at a time here: a grant  *)
+(* that opens a new handle replaces the old one (RedisLeaseAdapter         *)
+(* supersedes it: LOST), and the old handle's renew or release still in    *)
+(* flight becomes `stale`: it still counts in the ledger and still runs on *)
+(* the server, but its reply changes no handle.  Calls that are rejected   *)
+(* before any I/O (TTL <= drift, connection known down -> Unavailable) and *)
+(* calls on a LOST/RELEASED handle (NotActive, nothing sent) change        *)
+(* nothing, so they are stuttering steps and do not appear.                *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 
@@ -1015,12 +1015,14 @@ StaleReplyChangesNoHandle ==
 (* calling at any time.  A fault is a step nobody has to take, so none is   *)
 (* fair.                                                                    *)
 (***************************************************************************)
+TickStep == \E d \in {0, 1} : Tick(d)   \* Time passes.
+
 Fairness ==
     /\ \A a \in Attempt, l \in Lane : /\ WF_vars(Apply(a, l))
                                       /\ WF_vars(Deliver(a, l))
                                       /\ WF_vars(Timeout(a, l))
     /\ \A a \in Attempt : WF_vars(State(a))
-    /\ WF_vars(\E d \in {0, 1} : Tick(d))
+    /\ WF_vars(TickStep)
 
 LiveSpec == Spec /\ Fairness   \* The protocol with its fair steps.
 
@@ -1040,6 +1042,58 @@ EveryCallReturns == \A a \in Attempt, l \in Lane : call[a][l].kind # "none" ~> c
 (* not go back to UNKNOWN.                                                 *)
 UnknownIsSettled == \A a \in Attempt : <>[]Quiet(a) => <>[](hs[a] # "UNKNOWN")
 
+(***************************************************************************)
+(* The wait loop (RedisLeaseAdapter.tryAcquire with a wait timeout): after *)
+(* a try that gave no handle (Contended, Overloaded, Unavailable or        *)
+(* Indeterminate: RedisLeaseAdapter.retryPause), it pauses and tries the   *)
+(* same attempt again, a Replay; a release signal may end the pause early. *)
+(* The pause's length is not modelled, so a try is fair: a wait whose      *)
+(* timeout does not come first tries again.                                *)
+(***************************************************************************)
+Waiting(a) == sent[a] /\ hs[a] = "NONE" /\ Quiet(a)   \* a has tried, holds no handle, awaits nothing.
+
+Retry(a) == Waiting(a) /\ \E l \in Lane, t \in Ttl : Replay(a, l, t)   \* The wait loop's next try.
+
+WaitSpec == LiveSpec /\ \A a \in Attempt : WF_vars(Retry(a))   \* LiveSpec with waits that never time out.
+
+(* 19. The wait loop wakes: a waiting attempt tries again, after its pause *)
+(* or at a release signal, whoever holds the key.                          *)
+WaitLoopWakes == \A a \in Attempt : Waiting(a) ~> ~Waiting(a)
+
+(* 20. A waiter is granted once the lease is free for good: when every     *)
+(* other attempt sends nothing more from some point on, a waiting attempt  *)
+(* gets a handle (its holder's key expires at the latest).                 *)
+WaiterIsGranted == \A a \in Attempt : <>[](\A b \in Attempt \ {a} : Quiet(b)) => (Waiting(a) ~> hs[a] # "NONE")
+
+(***************************************************************************)
+(* The watchdog (LeaseWatch.renewNow): it renews a's ACTIVE handle when    *)
+(* half of the budget is left or less (RenewCadence.regular: no later than *)
+(* half of what is left), here one tick before the deadline.  Its timer    *)
+(* and the server are on time: time does not pass while a renewal is due  *)
+(* and not sent, or sent and not answered (OnTime; a configuration that    *)
+(* checks WatchSpec's properties makes its Tick wait for OnTime).  A       *)
+(* renewal that is late or lost is not covered here: the property suite    *)
+(* and LossIsReported hold what happens then.                              *)
+(***************************************************************************)
+Due(a) == Observed(a) = "ACTIVE" /\ Quiet(a) /\ Deadline(a) - cnow <= 1   \* a's renewal is due.
+
+RenewNow(a) == Due(a) /\ \E l \in Lane, t \in Ttl : Renew(a, l, t)   \* The watchdog renews a.
+
+OnTime == \A a \in Attempt : ~Due(a) /\ \A l \in Lane : call[a][l].kind # "renew"   \* Time may pass.
+
+WatchSpec == LiveSpec /\ \A a \in Attempt : WF_vars(RenewNow(a))   \* LiveSpec with the watchdog fair.
+
+(* 21. The watchdog renews when due: a renewal does not stay due, it is    *)
+(* sent (unless its caller's own call ends the lease first).               *)
+RenewedWhenDue == \A a \in Attempt : Due(a) ~> ~Due(a)
+
+(* 22. A watched lease stays ACTIVE: time alone never ends it (a tick      *)
+(* leaves an ACTIVE handle of an attempt with nothing in flight ACTIVE).   *)
+(* Its caller's own replay, renew or release may: the watchdog cannot      *)
+(* renew while one is in flight, and plans from its last renewal.          *)
+WatchedStaysActive ==
+    [][\A a \in Attempt : TickStep /\ Observed(a) = "ACTIVE" /\ Quiet(a) => Observed(a)' = "ACTIVE"]_vars
+
 THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithinServerLease
                       /\ MutualExclusion /\ TerminalStays /\ FencedEffects /\ NoLeaseLeftBehind)
                 /\ StateOutcomeAgreement /\ ReplayNeverExtends /\ CertaintyIsHonest
@@ -1052,4 +1106,10 @@ THEOREM Spec => /\ [](TypeOK /\ NoInheritance /\ ActiveHoldsKey /\ ValidityWithi
 THEOREM LiveSpec => ExpiredLeaseComesFree /\ EveryCallReturns /\ UnknownIsSettled
     \* For Faults without Failover, Restart and Delay (a delayed request may run at any
     \* time, or never).
+THEOREM WatchSpec => RenewedWhenDue /\ WatchedStaysActive
+    \* For Faults = {} (a refused or lost renewal is not an answer in time), with Tick
+    \* taking place only OnTime.
+THEOREM WaitSpec => WaitLoopWakes /\ WaiterIsGranted
+    \* WaiterIsGranted for Faults = {} (a lost reply, a refusal or a failover may answer
+    \* every try of a waiter, for ever).
 =============================================================================

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class ModelCheckTest {
   /**
-   * The time bound of the expected failures' checks without reductions: a key granted at 0 with
+   * The highest time bound of the expected failures' checks without reductions (each is bounded at
+   * the time its reduced counterexample reaches, {@link Unreduced#ticks}): a key granted at 0 with
    * the longest TTL (4) expires within it.
    */
   private static final int TICKS = Integer.getInteger("tlc.unreduced.ticks", 5);
@@ -58,7 +59,9 @@ class ModelCheckTest {
     System.out.println(table);
     Path report = target.resolve("model-check-report.md");
     Files.writeString(report, ModelCheckReport.report(results, "mvn -pl spec verify") + ModelCheckReport.breakers(checks)
-        + ModelCheckReport.unreduced(unreduced, TICKS), StandardCharsets.UTF_8);
+        + ModelCheckReport.unreduced(unreduced, "Each expected failure is bounded at the time its counterexample with the "
+            + "reductions reaches (at most " + TICKS + "): that behaviour is within the bound, and so is every state the "
+            + "reductions could have merged away before it."), StandardCharsets.UTF_8);
     System.out.println("Report: " + report);
 
     List<String> bad = results.stream().filter(r -> !r.ok())
@@ -70,7 +73,7 @@ class ModelCheckTest {
     assertTrue(unbroken.isEmpty(), "properties not shown to fail where they are checked:\n" + String.join("\n", unbroken));
     List<String> hidden = unreduced.stream().filter(p -> !p.unreduced().ok())
         .map(p -> p.config() + ": violates " + p.expected() + " with the view and symmetry, but without them (time <= "
-            + TICKS + ") gave " + p.unreduced().result()).toList();
+            + p.ticks() + ") gave " + p.unreduced().result()).toList();
     assertTrue(hidden.isEmpty(), "expected failures that differ without the reductions:\n" + String.join("\n", hidden));
   }
 
@@ -91,10 +94,11 @@ class ModelCheckTest {
         String module = cfg.getFileName().toString().replace(".cfg", "");
         ModelCheck.Result r = Unreduced.check(cfg, "PASS", PASSING_TICKS, Tlc.Length.LONG, System.getProperty("tlc.workers", "auto"),
             work, target.resolve("tlc"));
-        pairs.add(new Unreduced.Pair(module, "PASS", Optional.empty(), r));
+        pairs.add(new Unreduced.Pair(module, "PASS", Optional.empty(), PASSING_TICKS, r));
       }
     }
-    String report = ModelCheckReport.unreduced(pairs, PASSING_TICKS);
+    String report = ModelCheckReport.unreduced(pairs, "Each passing configuration is explored to the end within `now <= "
+        + PASSING_TICKS + "`.");
     System.out.println(report);
     Files.writeString(target.resolve("unreduced-report.md"), report, StandardCharsets.UTF_8);
     List<String> bad = pairs.stream().filter(p -> !p.unreduced().ok()).map(p -> p.config() + ": " + p.unreduced().result()).toList();

@@ -98,24 +98,24 @@ public final class ModelCheckReport {
 
   /**
    * The table of {@link Unreduced}'s checks: each configuration's verdict without view and
-   * symmetry, time bounded at {@code ticks}, beside its verdict with them where that run is in
-   * this report.
+   * symmetry, time bounded, beside its verdict with them where that run is in this report;
+   * {@code bound} says in a sentence how the bounds were chosen.
    */
-  public static String unreduced(List<Unreduced.Pair> pairs, int ticks) {
+  public static String unreduced(List<Unreduced.Pair> pairs, String bound) {
     StringBuilder b = new StringBuilder("## The reductions hide no state\n\n");
-    b.append("Each configuration checked once more without `VIEW` and `SYMMETRY`, with time bounded instead (`now <= ")
-        .append(ticks).append("`): a view or symmetry that merged states whose futures differ would show as a verdict ")
-        .append("that differs between the two runs. Depth is the length of the counterexample.\n\n");
-    b.append("| config | expected | with view and symmetry | states | depth | without, time <= ").append(ticks)
-        .append(" | states | depth | seconds |\n| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |\n");
+    b.append("Each configuration checked once more without `VIEW` and `SYMMETRY`, with time bounded instead (`now <= ` the ")
+        .append("bound): a view or symmetry that merged states whose futures differ would show as a verdict that differs ")
+        .append("between the two runs. ").append(bound).append(" Depth is the length of the counterexample.\n\n");
+    b.append("| config | expected | with view and symmetry | states | depth | time bound | without | states | depth | seconds |\n")
+        .append("| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |\n");
     for (Unreduced.Pair p : pairs) {
       ModelCheck.Result u = p.unreduced();
-      b.append(String.format("| %s | %s | %s | %s | %s | %s | %s | %s | %.1f |%n", p.config(),
+      b.append(String.format("| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.1f |%n", p.config(),
           p.expected().equals("PASS") ? "PASS" : "violates " + p.expected(),
           p.reduced().map(ModelCheckReport::verdict).orElse("(the model check)"),
           p.reduced().map(r -> count(r.output().distinct())).orElse("-"),
           p.reduced().map(r -> count(r.output().depth())).orElse("-"),
-          verdict(u), count(u.output().distinct()), count(u.output().depth()), u.seconds()));
+          p.ticks(), verdict(u), count(u.output().distinct()), count(u.output().depth()), u.seconds()));
     }
     return b.append('\n').toString();
   }

@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  * @param depth the depth of the search (of the counterexample, if one), or -1
  * @param trace the counterexample's states, empty if none
  * @param loop how a temporal property's counterexample (a lasso) goes on after its last state:
- *     "stuttering" (for ever), "Back to state N" (TLC's words), or null for a finite one
+ *     "stuttering" (for ever), "back to state N by Action" (the step after the last state returns to
+ *     state N), or null for a finite one
  */
 public record TlcOutput(String violated, String error, long generated, long distinct, int depth, List<State> trace,
     String loop) {
@@ -31,6 +32,7 @@ public record TlcOutput(String violated, String error, long generated, long dist
   private static final Pattern DEPTH = Pattern.compile("depth of the complete state graph search is (\\d+)");
   private static final Pattern VIOLATED = Pattern.compile("(?:Invariant|Action property) (.+?) is violated");
   private static final Pattern STATE_HEAD = Pattern.compile("^(\\d+): <(\\w+)[^>]*>", Pattern.MULTILINE);
+  private static final Pattern BACK = Pattern.compile("^(\\d+): Back to state: <(\\w+)", Pattern.MULTILINE);
   private static final Pattern VARIABLE = Pattern.compile("^/\\\\ (\\w+) = (.*?)(?=^/\\\\ |\\z)", Pattern.MULTILINE | Pattern.DOTALL);
   // TLC's message codes (tlc2.output.EC): violations, a trace state, how a lasso goes on, statistics, search depth.
   private static final int INVARIANT_VIOLATED = 2110;
@@ -69,7 +71,10 @@ public record TlcOutput(String violated, String error, long generated, long dist
       String body = m.group(3).trim();
       switch (code) {
         case TEMPORAL_PROPERTY_VIOLATED -> violated = TEMPORAL;
-        case BACK_TO_STATE -> loop = body.lines().findFirst().orElse(body).replaceAll("^\\d+:\\s*", "").trim();
+        case BACK_TO_STATE -> {
+          Matcher b = BACK.matcher(body);
+          loop = b.find() ? "back to state " + b.group(1) + " by " + b.group(2) : body.lines().findFirst().orElse(body);
+        }
         case STUTTERING -> loop = "stuttering";
         case INVARIANT_VIOLATED, ACTION_PROPERTY_VIOLATED, ACTION_PROPERTY_VIOLATED_BEHAVIOR -> {
           Matcher v = VIOLATED.matcher(body);

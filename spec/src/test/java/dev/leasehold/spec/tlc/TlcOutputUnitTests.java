@@ -43,6 +43,14 @@ class TlcOutputUnitTests {
   }
 
   @Test
+  void aLassoThatReturnsToAnEarlierStateSaysWhichAndByWhatStep() throws IOException {
+    TlcOutput out = TlcOutput.parse(resource("lasso.out"));
+    assertEquals(TlcOutput.TEMPORAL, out.violated());
+    assertEquals(7, out.depth());
+    assertEquals("back to state 5 by Deliver", out.loop());
+  }
+
+  @Test
   void aPassGivesTheStateCountAndDepth() throws IOException {
     TlcOutput out = TlcOutput.parse(resource("pass.out"));
     assertNull(out.violated());
