@@ -116,6 +116,12 @@ WaitsForLostReply(c) == c.phase = "sent" /\ "Delay" \in Faults
 (* (StateNotStored above: local expiry is never stored, so an UNKNOWN      *)
 (* handle past its deadline stays UNKNOWN.)                                *)
 
+\* BREAK ActiveHoldsKey IN MCLiveness, MCWaiting, MCWatched: StartAfterTick <- StartKept
+\* BREAK ValidityWithinServerLease IN MCLiveness, MCWaiting, MCWatched: StartAfterTick <- StartKept
+(* The relative clock (MCRelative.tla, which defines StartKept) moves      *)
+(* every stored time back a tick but a call's start: a reply measures its  *)
+(* budget from a start one tick late for each tick in flight.              *)
+
 (* BREAK WaitLoopWakes: Retry <- SleepsThroughRelease                      *)
 (* The wait loop tries again only while the key is held: once its holder   *)
 (* released it or it expired, the waiter sleeps on.                        *)

@@ -18,6 +18,14 @@ EXTENDS MCBase
 (* the Max keeps a defect that never expires keys finite.)                 *)
 Shifted(s) == IF s.holder = None THEN s ELSE [s EXCEPT !.expiry = Max(s.expiry - 1, now)]
 
+(* Call c's start one tick later, on the relative clock, where cl is the   *)
+(* client's clock after the tick: one tick back, held where it is spent.   *)
+StartAfterTick(c, cl) == Max(c.start - 1, cl - c.ttl + Drift)
+
+(* A defect of the relative clock, for Breakers.tla: a call's start does   *)
+(* not move back with the other times.                                     *)
+StartKept(c, cl) == c.start
+
 (* Tick(d) on the relative clock: now stays, the client's clock falls d    *)
 (* behind, and every stored time moves one tick back.  A live handle's     *)
 (* deadline and a call's start stop at the value at which they are spent   *)
@@ -31,7 +39,7 @@ RelativeTick(d) ==
     /\ dl' = [a \in Attempt |-> IF hs[a] \in Live THEN Max(dl[a] - 1, c) ELSE dl[a]]
     /\ call' = [a \in Attempt |-> [l \in Lane |->
                   IF call[a][l].kind \in {"acquire", "renew"}
-                  THEN [call[a][l] EXCEPT !.start = Max(@ - 1, c - call[a][l].ttl + Drift)]
+                  THEN [call[a][l] EXCEPT !.start = StartAfterTick(call[a][l], c)]
                   ELSE call[a][l]]]
     /\ UNCHANGED <<now, sent, hs, tok, hgrant, hfrom, ambiguousRenewCap, ambiguousRelease, seen,
                    acquireUnsure, delayed, storeVars, grants, calls>>

@@ -166,7 +166,10 @@ public final class ReleaseSignals implements RedisLeaseConfig.Sleeper, AutoClose
         return;
       }
       if (!joined.alreadySubscribed()) {
-        // A release before this acknowledgement reached nobody: try again now that one would.
+        // A release before this acknowledgement reached nobody: try again now that one would. Out of
+        // the sleepers before it counts, so that whoever sees the count sees this sleep over.
+        leave(name, woken);
+        joinedSleepers = false;
         subscribedWakeups.incrementAndGet();
         return;
       }

@@ -71,14 +71,14 @@ class LettuceFailuresUnitTests {
 
   @ParameterizedTest(name = "{0} -> {1}")
   @MethodSource("cases")
-  void defect5_classifiesByWhatTheFailureProves(Throwable thrown, Failure expected) {
+  void classifiesByWhatTheFailureProves(Throwable thrown, Failure expected) {
     GatewayException e = LettuceFailures.classify(thrown);
     assertEquals(expected, e.failure());
     assertEquals(expected != Failure.AMBIGUOUS, e.provablyNotApplied());
   }
 
   @Test
-  void defect5_interruptionIsAmbiguousAndRestoresTheFlag() {
+  void interruptionIsAmbiguousAndRestoresTheFlag() {
     assertFalse(Thread.currentThread().isInterrupted());
     GatewayException e = LettuceFailures.classify(new RedisCommandInterruptedException(new InterruptedException()));
     assertEquals(Failure.AMBIGUOUS, e.failure());

@@ -98,7 +98,7 @@ class RedisLeaseAdapterIntegrationTests {
   // ---------------------------------------------------------------- defect table, row by row
 
   @Test
-  void defect1_grantsCarryMonotonicFencingTokens_replayKeepsIt_renewKeepsIt_inspectShowsIt() {
+  void fencing_grantsCarryMonotonicFencingTokens_replayKeepsIt_renewKeepsIt_inspectShowsIt() {
     LeaseHandle first = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(5));
     long t1 = first.fencingToken().orElseThrow();
     assertEquals(LeaseGuarantee.FENCED, first.guarantee());
@@ -121,7 +121,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect1_counterModeTokensCountUpByOne() {
+  void fencing_counterModeTokensCountUpByOne() {
     RedisLeaseAdapter counting = RedisLeaseAdapter.builder(gateway).namespace("it").driftBudget(DRIFT)
         .fenceMode(FenceMode.COUNTER).build();
     LeaseHandle a = assertInstanceOf(AcquireOutcome.Acquired.class,
@@ -133,7 +133,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect3_replayBudgetIsTheReplyPttlNotAFullTtl() {
+  void replayBudget_replayBudgetIsTheReplyPttlNotAFullTtl() {
     LeaseAttempt attempt = adapter.newAttempt("op-1");
     acquire(attempt, Duration.ofSeconds(30));
     raw.pexpire(keys.lease(), 300); // most of the lease has passed on the server
@@ -145,7 +145,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect3_replayOfANewHandleAfterLocalLossStillGetsOnlyThePttl() {
+  void replayBudget_replayOfANewHandleAfterLocalLossStillGetsOnlyThePttl() {
     LeaseAttempt attempt = adapter.newAttempt("op-1");
     LeaseHandle first = acquire(attempt, Duration.ofSeconds(30));
     skew.addAndGet(Duration.ofSeconds(31).toNanos()); // the client believes the budget is spent
@@ -158,7 +158,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect4_localExpiryIsStoredAndRenewAfterLostSendsNothing() {
+  void handleState_localExpiryIsStoredAndRenewAfterLostSendsNothing() {
     LeaseHandle handle = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(5));
     skew.addAndGet(Duration.ofSeconds(6).toNanos());
     assertEquals(LeaseState.LOST, handle.state());
@@ -172,7 +172,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect4_releasedIsTerminalAndRenewSendsNothing() {
+  void handleState_releasedIsTerminalAndRenewSendsNothing() {
     LeaseHandle handle = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(5));
     assertInstanceOf(ReleaseOutcome.Released.class, handle.release());
     int before = gateway.sent.get();
@@ -183,7 +183,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect4_renewFromUnknownRestoresActive() {
+  void handleState_renewFromUnknownRestoresActive() {
     LeaseHandle handle = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(5));
     gateway.then(Injected.LOSE_REPLY);
     assertInstanceOf(RenewOutcome.Indeterminate.class, handle.renew(Duration.ofSeconds(5)));
@@ -194,7 +194,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect4_unknownAfterLostReleaseNeverBecomesActiveAgain() {
+  void handleState_unknownAfterLostReleaseNeverBecomesActiveAgain() {
     LeaseHandle handle = acquire(adapter.newAttempt("op-1"), Duration.ofSeconds(5));
     gateway.then(Injected.REFUSE_BEFORE_SEND);
     assertInstanceOf(ReleaseOutcome.Unavailable.class, handle.release());
@@ -209,7 +209,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect5_outOfMemoryServerIsOverloaded_andNothingIsApplied() {
+  void certainty_outOfMemoryServerIsOverloaded_andNothingIsApplied() {
     raw.configSet("maxmemory", "1");
     try {
       AcquireOutcome outcome = adapter.tryAcquire(request(adapter.newAttempt("op-1"), Duration.ofSeconds(5)));
@@ -221,7 +221,7 @@ class RedisLeaseAdapterIntegrationTests {
   }
 
   @Test
-  void defect6_observedServerExpiryComesFromTheReplyPttl() {
+  void observedServerExpiryComesFromTheReplyPttl() {
     LeaseAttempt attempt = adapter.newAttempt("op-1");
     acquire(attempt, Duration.ofSeconds(30));
     raw.pexpire(keys.lease(), 1_000);

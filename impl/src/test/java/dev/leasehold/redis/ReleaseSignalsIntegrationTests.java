@@ -90,6 +90,33 @@ class ReleaseSignalsIntegrationTests {
     }
   }
 
+  /**
+   * A waiter's first sleep on a channel ends when the subscription is acknowledged; the tests that
+   * wait for its second sleep read the count of such ends, then the sleepers. A sleep counted must
+   * no longer be among them, or a release sent then reaches no sleeper and the waiter's next try
+   * wins it unsignalled. Read while each first sleep ends, on fresh channels.
+   */
+  @Test
+  void aSleepCountedAsEndedBySubscribing_isNoLongerAmongTheSleepers() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(1);
+    try (ReleaseSignals signals = ReleaseSignals.owning(client.connectPubSub(), LONG_LINGER)) {
+      for (int i = 0; i < 200; i++) {
+        LeaseKeys keys = keys("counted-" + i);
+        long before = signals.subscribedWakeups();
+        Future<?> first = sleeping(pool, signals, keys, Duration.ofSeconds(30));
+        while (!first.isDone()) {
+          boolean counted = signals.subscribedWakeups() > before;
+          int sleepers = signals.sleepersOn(keys.releaseChannel());
+          assertFalse(counted && sleepers > 0, "sleep " + i + " counted while still among the sleepers");
+        }
+        first.get();
+        assertEquals(before + 1, signals.subscribedWakeups());
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void sleepersShareOneSubscription_andOnePublishWakesOne_theLongestAsleep() throws Exception {
     LeaseKeys keys = keys("shared");

@@ -78,7 +78,7 @@ class ServerFaultsIntegrationTests {
   }
 
   @Test
-  void defect5_serverKilledBeforeACallIsUnavailable() {
+  void certainty_serverKilledBeforeACallIsUnavailable() {
     connect(Duration.ofMillis(500));
     server.kill();
     awaitDisconnected(gateway);
@@ -87,7 +87,7 @@ class ServerFaultsIntegrationTests {
   }
 
   @Test
-  void defect5_serverPausedDuringACallIsIndeterminate_thenReplayRecoversTheLease() {
+  void certainty_serverPausedDuringACallIsIndeterminate_thenReplayRecoversTheLease() {
     connect(Duration.ofMillis(200));
     LeaseAttempt attempt = adapter.newAttempt("op-1");
     server.pause();
@@ -105,7 +105,7 @@ class ServerFaultsIntegrationTests {
   }
 
   @Test
-  void defect5_serverKilledDuringACallIsIndeterminate() throws Exception {
+  void certainty_serverKilledDuringACallIsIndeterminate() throws Exception {
     connect(Duration.ofSeconds(2));
     server.pause();
     Thread killer = new Thread(() -> {
@@ -123,7 +123,7 @@ class ServerFaultsIntegrationTests {
   }
 
   @Test
-  void defect5_busyServerIsOverloaded_andNothingIsApplied() throws Exception {
+  void certainty_busyServerIsOverloaded_andNothingIsApplied() throws Exception {
     connect(Duration.ofSeconds(2));
     RedisClient client = RedisClient.create(server.uri());
     try (StatefulRedisConnection<String, String> admin = client.connect();

@@ -1,6 +1,9 @@
 package dev.leasehold.testkit.fault;
 
 import dev.leasehold.testkit.runner.PropertyViolation;
+import java.lang.management.LockInfo;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -217,6 +220,18 @@ public final class Interleaving {
     return results;
   }
 
+  /** Whether {@code t} is blocked entering a monitor other than {@code monitor}'s (read from the JVM). */
+  static boolean blockedElsewhere(Thread t, Object monitor) {
+    if (t == null || t.getState() != Thread.State.BLOCKED) {
+      return false;
+    }
+    ThreadInfo info = ManagementFactory.getThreadMXBean().getThreadInfo(t.getId());
+    LockInfo lock = info == null ? null : info.getLockInfo();
+    // Unblocked between the two reads: not blocked now.
+    return lock != null && info.getThreadState() == Thread.State.BLOCKED
+        && lock.getIdentityHashCode() != System.identityHashCode(monitor);
+  }
+
   private synchronized boolean isDone(int lane) {
     return done[lane];
   }
@@ -228,9 +243,9 @@ public final class Interleaving {
     long deadline = System.nanoTime() + TIMEOUT_NANOS;
     int blocked = 0;
     while (turn == lane && !done[lane]) {
-      Thread t = threads[lane];
-      // Briefly BLOCKED is the lane taking this monitor back; blocked for 50 waits is another lock.
-      blocked = t != null && t.getState() == Thread.State.BLOCKED ? blocked + 1 : 0;
+      // Blocked for 50 waits on another lock than this monitor is a lock the stopped lane holds. On
+      // this monitor it is only the lane taking it back, which a loaded machine may delay for long.
+      blocked = blockedElsewhere(threads[lane], this) ? blocked + 1 : 0;
       if (blocked >= 50) {
         throw new PropertyViolation("LaneBlocked", "lane " + lane + " blocked on a lock while the other lane was"
             + " stopped at a gateway point (a lock held across I/O); points passed: " + points);
