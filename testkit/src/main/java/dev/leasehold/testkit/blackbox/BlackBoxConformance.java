@@ -155,7 +155,7 @@ public final class BlackBoxConformance {
           BlackBoxProperty property = propertyOf(violation, failure.rendered());
           judge.found(property);
           Path file = reportDir.resolve(library.name() + "-" + property.name() + ".chain");
-          ChainFile.write(file, failure.chainSeed(), runner.renderSteps(failure.shrunk()),
+          ChainFile.write(file, failure.chainSeed(), Optional.of(property.name()), runner.renderSteps(failure.shrunk()),
               library.name() + ": " + violation.getMessage() + "\nreplay with BlackBoxConformance.replay(<this file>)");
           findings.put(property, new Finding.Violated(violation.getMessage(), runner.renderSteps(failure.shrunk()),
               Optional.of(file)));
@@ -176,8 +176,12 @@ public final class BlackBoxConformance {
   }
 
   /**
-   * Replays a chain file on a fresh server; returns the violation it shows, or null. A replay
-   * judges every property, also those a run had already found.
+   * Replays a chain file on a fresh server; returns the violation it shows, or null. A file that
+   * names the property it was saved for (as a run writes them) is judged on that property alone: the
+   * run that saved it judged no property it had already found, so another one may break earlier in
+   * the chain. A file that names none (one written by hand) is judged on every property.
+   *
+   * @throws IllegalArgumentException if the file names a property the lane does not know
    */
   public PropertyViolation replay(Path chainFile) {
     try (Lane lane = Lane.start(library, commandTimeout, maxTtl)) {
@@ -187,14 +191,28 @@ public final class BlackBoxConformance {
 
   /** A replay on {@code lane}'s server with a judge of its own; each chain starts on a flushed server. */
   private PropertyViolation replay(Lane lane, Path chainFile) {
-    return new PropertyRunner<>(lane.machine(new Judge())).printTo(out).replay(chainFile).violation();
+    ChainFile file = ChainFile.read(chainFile);
+    Judge judge = file.property().map(name -> named(name).orElseThrow(
+        () -> new IllegalArgumentException("the chain file names an unknown property: " + name))).map(Judge::only)
+        .orElseGet(Judge::new);
+    return new PropertyRunner<>(lane.machine(judge)).printTo(out).replay(file.seed(), file.steps(), new Stats())
+        .violation();
+  }
+
+  /** The property named {@code name}, if the lane judges one of that name. */
+  private static Optional<BlackBoxProperty> named(String name) {
+    for (BlackBoxProperty p : BlackBoxProperty.values()) {
+      if (p.name().equals(name)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
   }
 
   private static BlackBoxProperty propertyOf(PropertyViolation violation, String rendered) {
-    for (BlackBoxProperty p : BlackBoxProperty.values()) {
-      if (p.name().equals(violation.property())) {
-        return p;
-      }
+    Optional<BlackBoxProperty> property = named(violation.property());
+    if (property.isPresent()) {
+      return property.get();
     }
     // Not a property: the port or the kit threw where it must answer.
     throw new IllegalStateException("the black-box run crashed:\n" + rendered, violation);

@@ -27,6 +27,17 @@ final class Judge {
     }
   }
 
+  /** A judge of {@code property} alone: the others count as found already, so they are not judged. */
+  static Judge only(BlackBoxProperty property) {
+    Judge judge = new Judge();
+    for (BlackBoxProperty p : BlackBoxProperty.values()) {
+      if (p != property) {
+        judge.found(p);
+      }
+    }
+    return judge;
+  }
+
   /** A step met {@code property}'s precondition. */
   void met(BlackBoxProperty property) {
     reached.get(property).increment();

@@ -1,8 +1,10 @@
 package dev.leasehold.testkit.blackbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leasehold.testkit.blackbox.ToyLock.Flaw;
@@ -11,6 +13,7 @@ import dev.leasehold.testkit.runner.PropertyViolation;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,6 +60,39 @@ class BlackBoxPropertiesIntegrationTests {
       PropertyViolation sound = BlackBoxConformance.of(new ToyLock(Flaw.NONE)).printTo(s -> {}).replay(chain);
       assertNull(sound, () -> "the correct lock failed " + e.getKey() + "'s chain: " + sound.getMessage());
     }
+  }
+
+  @Test
+  void aChainFileNamingItsProperty_isJudgedOnThatPropertyAlone() {
+    Case keepsKey = CASES.get(Flaw.RELEASE_KEEPS_KEY);
+    BlackBoxConformance lane = BlackBoxConformance.of(new ToyLock(Flaw.RELEASE_KEEPS_KEY)).printTo(s -> {});
+    Path forItsProperty = dir.resolve("own.chain");
+    ChainFile.write(forItsProperty, 1, Optional.of(keepsKey.property().name()), keepsKey.steps(), "saved for its property");
+    PropertyViolation shown = lane.replay(forItsProperty);
+    assertNotNull(shown, "the chain no longer shows its property");
+    assertEquals(keepsKey.property().name(), shown.property());
+    // The same steps saved for another property: the lock breaks NoLeaseLeftBehind there, which this
+    // replay does not judge.
+    Path forAnother = dir.resolve("other.chain");
+    ChainFile.write(forAnother, 1, Optional.of(BlackBoxProperty.MutualExclusion.name()), keepsKey.steps(), "saved for another");
+    PropertyViolation other = lane.replay(forAnother);
+    assertNull(other, () -> "judged on a property the file does not name: " + other.getMessage());
+    Path unknown = dir.resolve("unknown.chain");
+    ChainFile.write(unknown, 1, Optional.of("NoSuchProperty"), keepsKey.steps(), "a typo");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> lane.replay(unknown));
+    assertTrue(e.getMessage().contains("NoSuchProperty"), e.getMessage());
+  }
+
+  @Test
+  void aRunSavesEachViolationWithItsProperty_andTheFileReplaysIt() {
+    Verdict verdict = BlackBoxConformance.of(new ToyLock(Flaw.BELIEF_TOO_LONG)).chains(5).maxLength(8).seed(3)
+        .printTo(s -> {}).reportDir(dir).run();
+    Path file = assertInstanceOf(Verdict.Finding.Violated.class, verdict.finding(BlackBoxProperty.ValidityWithinServerLease))
+        .chainFile().orElseThrow();
+    assertEquals(Optional.of(BlackBoxProperty.ValidityWithinServerLease.name()), ChainFile.read(file).property());
+    PropertyViolation again = BlackBoxConformance.of(new ToyLock(Flaw.BELIEF_TOO_LONG)).printTo(s -> {}).replay(file);
+    assertNotNull(again);
+    assertEquals(BlackBoxProperty.ValidityWithinServerLease.name(), again.property());
   }
 
   @Test
