@@ -22,7 +22,9 @@ public sealed interface LeaseResult<T> {
 
   /**
    * The lease became {@code LOST} or {@code UNKNOWN} while the work ran: its effects may have
-   * raced another holder's, so only fenced writes are safe.
+   * raced another holder's, so only fenced writes are safe. Or it was so already when the work
+   * would have begun (the thread got to it only after the lease's validity ran out): the work was
+   * not run, and {@code failure} is null.
    *
    * @param state {@code LOST} or {@code UNKNOWN}
    * @param reason why

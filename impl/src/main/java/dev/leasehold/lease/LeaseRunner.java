@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * Runs work under a lease: acquires (waiting up to the request's {@code waitTimeout}), keeps the
  * lease renewed with a {@link LeaseWatchdog} while the work runs on the caller's thread, cancels
  * the work's {@link LeaseContext} when the lease is lost, and always releases afterwards, even
- * when the work throws or the thread is interrupted.
+ * when the work throws or the thread is interrupted. A lease that is no longer {@code ACTIVE} when
+ * the work would begin (its validity ran out between the grant and then) is not worked under.
  *
  * <p>Cancellation sets the context's flag; with {@code interruptWorkOnLoss} it also interrupts the
  * work thread, and clears that interrupt again before the release (an interrupt from elsewhere
@@ -79,6 +80,17 @@ public final class LeaseRunner {
       registration = watchdog.watch(handle, request.leaseTtl(), context::cancel);
     } catch (LeaseWatchdog.RegistrationRefusedException e) {
       return new LeaseResult.Failed<>(e, release(handle, false));
+    }
+    LeaseState atStart = handle.state();
+    if (atStart != LeaseState.ACTIVE) {
+      // The grant came back, but this thread got to the work only after the lease's validity ran
+      // out (a long pause, a virtual thread resumed late): nothing may be done under it.
+      registration.cancel();
+      boolean ours = context.finish();
+      boolean restore = Thread.interrupted() && !ours;   // an interrupt from elsewhere is kept, as below
+      String reason = "lease " + atStart + " before the work began";
+      log.warn("{}: {}", reason, handle);
+      return new LeaseResult.LeaseLostDuringWork<>(atStart, reason, null, release(handle, restore));
     }
     T value = null;
     Throwable failure = null;

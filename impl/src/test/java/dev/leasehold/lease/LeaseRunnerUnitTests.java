@@ -185,4 +185,46 @@ class LeaseRunnerUnitTests {
     assertEquals(2, redis.calls("acquire"));
     assertNotNull(redis.value(keys), "the lease the first try got is still held until its TTL");
   }
+
+  @Test
+  void aLeaseWhoseValidityRanOutBeforeTheWorkBegan_isNotWorkedUnder_andIsReportedLost() {
+    FakeRedis.Clock clock = FakeRedis.Clock.virtual();
+    FakeRedis server = new FakeRedis(clock);
+    RedisLeaseAdapter port = RedisLeaseAdapter.builder(server).monotonicNanos(clock).sleeper(clock).build();
+    // The grant's reply comes back, and the thread is resumed a TTL later.
+    DistributedLeasePort resumedLate = new DistributedLeasePort() {
+      @Override public LeaseAttempt newAttempt(String operationId) {
+        return port.newAttempt(operationId);
+      }
+
+      @Override public AcquireOutcome tryAcquire(LeaseRequest request) {
+        AcquireOutcome outcome = port.tryAcquire(request);
+        clock.advance(TTL);
+        return outcome;
+      }
+
+      @Override public InspectOutcome inspect(LeaseInspection inspection) {
+        return port.inspect(inspection);
+      }
+
+      @Override public LeaseGuarantee guarantee() {
+        return port.guarantee();
+      }
+    };
+    LeaseWatchdog ownWatchdog = LeaseWatchdog.builder().monotonicNanos(clock).build();
+    try {
+      boolean[] ran = {false};
+      LeaseResult<String> result = new LeaseRunner(resumedLate, ownWatchdog, false, r -> {})
+          .withLease(new LeaseRequest(PURPOSE, DIGEST, Duration.ZERO, TTL, port.newAttempt("late")), ctx -> {
+            ran[0] = true;
+            return "done";
+          });
+      assertFalse(ran[0], "the work ran on a lease whose validity had run out");
+      LeaseResult.LeaseLostDuringWork<String> lost = assertInstanceOf(LeaseResult.LeaseLostDuringWork.class, result);
+      assertEquals(LeaseState.LOST, lost.state());
+      assertTrue(lost.reason().contains("before the work began"), lost.reason());
+    } finally {
+      ownWatchdog.close();
+    }
+  }
 }

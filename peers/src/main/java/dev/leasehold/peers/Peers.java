@@ -7,8 +7,14 @@ import java.util.List;
 public final class Peers {
   private Peers() {}
 
+  /** Leasehold itself and its adapters, whose conformance the module asserts; the others' is reported. */
+  public static List<String> leaseholds() {
+    return List.of("leasehold", "leasehold-lockregistry", "leasehold-shedlock");
+  }
+
   public static List<LockLibrary> all() {
     return List.of(LeaseholdPort.library(), new RedissonPort(true), new RedissonPort(false), new RedissonFencedPort(),
-        new SpringRegistryPort(), new ShedLockPort(false), new ShedLockPort(true));
+        new SpringRegistryPort(), new LeaseholdRegistryPort(), new ShedLockPort(false), new ShedLockPort(true),
+        new LeaseholdShedLockPort());
   }
 }

@@ -36,7 +36,7 @@ public record SpringRegistryPort() implements LockLibrary {
   }
 
   @Override public ServerLock read(ServerView redis, String key) {
-    return SpringDataRedis.readStringLock(redis, key);
+    return ServerLock.ofStringKey(redis, key);
   }
 
   @Override public LockClient connect(Endpoint endpoint) {

@@ -52,11 +52,13 @@ class PeerChaosIntegrationTests {
         "no stale write came after the next holder wrote: the fence had nothing to refuse: " + paused);
     assertEquals(0, paused.fencedStale(), "the fenced store took a stale write of Leasehold after its next holder"
         + " wrote: " + paused);
-    for (Scenario s : List.of(Scenario.CLIENT_PAUSE, Scenario.PROXY_FAULTS)) {
-      Counts c = find(all, "leasehold", s);
-      assertEquals(0, c.secondHolders(), "Leasehold granted a second holder in " + s.label() + ": " + c);
-      assertEquals(0, c.fencedStale(), "the fenced store took a stale write of Leasehold after its next holder wrote, in "
-          + s.label() + ": " + c);
+    for (String leasehold : Peers.leaseholds()) {
+      for (Scenario s : List.of(Scenario.CLIENT_PAUSE, Scenario.PROXY_FAULTS)) {
+        Counts c = find(all, leasehold, s);
+        assertEquals(0, c.secondHolders(), leasehold + " granted a second holder in " + s.label() + ": " + c);
+        assertEquals(0, c.fencedStale(), "the fenced store took a stale write of " + leasehold
+            + " after its next holder wrote, in " + s.label() + ": " + c);
+      }
     }
   }
 

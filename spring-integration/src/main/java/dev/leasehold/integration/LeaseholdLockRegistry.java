@@ -35,7 +35,8 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *   <li>{@code lock()} waits until the lease is granted; {@code tryLock(time, unit)} waits up to
  *       {@code time} through the port's wait loop (a release by another holder ends a pause early).
  *       A lease whose acquire reply was lost is asked for again with the same attempt, which the
- *       server recognises. A server that cannot be reached fails the call with
+ *       server recognises, once at least and then until the wait is over. A server that cannot be
+ *       reached, or whose answer is still unknown when the wait is over, fails the call with
  *       {@link CannotAcquireLockException}.
  *   <li>A hold lasts the registry's TTL unless {@link #renewLock} renews it. An unlock that finds
  *       the lease gone (it expired first) throws {@link ConcurrentModificationException}, as
@@ -239,11 +240,15 @@ public final class LeaseholdLockRegistry
 
     /**
      * Asks for the lease, waiting up to {@code waitNanos} for its holder to go; true once granted.
-     * Unknown outcomes are asked again with the same attempt.
+     * An unknown outcome is asked again with the same attempt, once at least and then until the
+     * wait is over: a server that stops answering must not hold the caller past its wait.
+     *
+     * @throws CannotAcquireLockException if the outcome is still unknown when the wait is over
      */
     private boolean acquire(Duration leaseTtl, long waitNanos) throws InterruptedException {
       LeaseAttempt attempt = port.newAttempt("lock-" + operations.incrementAndGet());
       long deadline = System.nanoTime() + waitNanos;
+      boolean replayed = false;
       while (true) {
         long left = Math.max(0, deadline - System.nanoTime());
         Duration wait = Duration.ofNanos(Math.min(left, LeaseRequest.MAX_WAIT_TIMEOUT.toNanos()));
@@ -260,6 +265,11 @@ public final class LeaseholdLockRegistry
           throw new InterruptedException("interrupted while waiting for lock " + key);
         }
         if (outcome instanceof AcquireOutcome.Indeterminate) {
+          if (replayed && deadline - System.nanoTime() <= 0) {
+            throw new CannotAcquireLockException("lock " + key + ": whether it was taken is still unknown when the wait"
+                + " is over (" + outcome + "); the lease, if it was granted, ends by its TTL");
+          }
+          replayed = true;
           continue;
         }
         if (!(outcome instanceof AcquireOutcome.Contended) && !(outcome instanceof AcquireOutcome.Overloaded)) {

@@ -69,8 +69,7 @@ public final class LeasePortLibrary implements LockLibrary {
 
   @Override
   public ServerLock read(ServerView redis, String key) {
-    String holder = redis.get(key);
-    return holder == null ? ServerLock.FREE : new ServerLock(Optional.of(holder), redis.pttl(key));
+    return ServerLock.ofStringKey(redis, key);
   }
 
   @Override

@@ -66,6 +66,12 @@ public interface LockLibrary {
   record ServerLock(java.util.Optional<String> holder, long pttlMs) {
     public static final ServerLock FREE = new ServerLock(java.util.Optional.empty(), -2);
 
+    /** The most common layout: a string at {@code key} whose value is the holder, expiring with the lock. */
+    public static ServerLock ofStringKey(ServerView redis, String key) {
+      String holder = redis.get(key);
+      return holder == null ? FREE : new ServerLock(java.util.Optional.of(holder), redis.pttl(key));
+    }
+
     public boolean heldBy(String id) {
       return holder.isPresent() && holder.get().equals(id);
     }
