@@ -11,7 +11,9 @@ import dev.leasehold.testkit.blackbox.LaneAction.TryAcquire;
 import dev.leasehold.testkit.runner.ActionKind;
 import dev.leasehold.testkit.runner.Param;
 import dev.leasehold.testkit.runner.StateMachine;
+import dev.leasehold.testkit.runner.Step;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -64,8 +66,8 @@ final class BlackBoxMachine implements StateMachine<LaneWorld> {
     // Ticks up to half the longest TTL, so grants often outlive one tick but not several and steps
     // meet both live and expired grants; pauses up to twice the longest TTL, so that a paused
     // holder's lease (a watchdog's too) often runs out while it cannot renew.
-    Param tickMs = new Param("ms", 10, maxTtlMs / 2);
-    Param pauseMs = new Param("ms", 10, 2 * maxTtlMs);
+    Param tickMs = new Param("ms", 10, maxTickMs());
+    Param pauseMs = new Param("ms", 10, maxPauseMs());
     return List.of(
         kind("tryAcquire", 12, List.of(client, ttlMs), a -> new TryAcquire((int) a[0], a[1])),
         kind("replay", 8, List.of(client, ttlMs), a -> new Replay((int) a[0], a[1])),
@@ -75,6 +77,54 @@ final class BlackBoxMachine implements StateMachine<LaneWorld> {
         kind("tick", 6, List.of(tickMs), a -> new Tick(a[0])),
         kind("pause", 4, List.of(client, pauseMs), a -> new Pause((int) a[0], a[1])),
         kind("loseReply", 2, List.of(client), a -> new LoseReply((int) a[0])));
+  }
+
+  private long maxTickMs() {
+    return maxTtlMs / 2;
+  }
+
+  /** The longest pause: what a rewritten tick may last (a chain replays ticks of any length). */
+  private long maxPauseMs() {
+    return 2 * maxTtlMs;
+  }
+
+  /**
+   * Two adjacent ticks merged into one, then each pause written as a tick of the same time: a pause
+   * of a client whose calls no longer matter is only time passing.
+   */
+  @Override
+  public List<List<Step>> rewrites(List<Step> chain) {
+    List<List<Step>> rewrites = new ArrayList<>();
+    for (int i = 0; i + 1 < chain.size(); i++) {
+      if (isTick(chain.get(i)) && isTick(chain.get(i + 1))) {
+        long sum = chain.get(i).arg(0) + chain.get(i + 1).arg(0);
+        if (sum <= maxPauseMs()) {
+          rewrites.add(replaced(chain, i, 2, tick(sum)));
+        }
+      }
+    }
+    for (int i = 0; i < chain.size(); i++) {
+      if (chain.get(i).action().equals("pause")) {
+        rewrites.add(replaced(chain, i, 1, tick(chain.get(i).arg(1))));
+      }
+    }
+    return rewrites;
+  }
+
+  /** {@code chain} with its {@code count} steps from {@code from} replaced by {@code step}. */
+  private static List<Step> replaced(List<Step> chain, int from, int count, Step step) {
+    List<Step> rewritten = new ArrayList<>(chain.subList(0, from));
+    rewritten.add(step);
+    rewritten.addAll(chain.subList(from + count, chain.size()));
+    return rewritten;
+  }
+
+  private static boolean isTick(Step step) {
+    return step.action().equals("tick");
+  }
+
+  private static Step tick(long ms) {
+    return new Step("tick", new long[] {ms});
   }
 
   @Override

@@ -3,16 +3,19 @@ package dev.leasehold.testkit.runner;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /**
  * Our own stateful property runner: generates chains of weighted actions whose preconditions hold,
- * runs each, checks every invariant after every step, shrinks a failing chain (first removing
- * actions, then simplifying their parameters), and prints the seed and the shrunk chain.
+ * runs each, checks every invariant after every step, shrinks a failing chain (the machine's
+ * {@link StateMachine#rewrites} first, then removing actions, then simplifying their parameters),
+ * and prints the seed and the shrunk chain.
  * Everything follows from the run seed: the same seed gives the same chains and the same result.
  *
  * <p>This class is not threadsafe; use one runner per thread.
@@ -41,9 +44,18 @@ public final class PropertyRunner<S> {
     }
   }
 
-  /** A chain that failed, before and after shrinking. */
+  /**
+   * A chain that failed, before and after shrinking.
+   *
+   * @param path every chain shrinking kept, in order: the original first, the shrunk last (a caller
+   *     that finds the shrunk chain too close to the edge of failing may step back along it)
+   */
   public record Failure(long runSeed, int chainIndex, long chainSeed, List<Step> original, List<Step> shrunk,
-      PropertyViolation violation, String rendered, int shrinkRuns) {}
+      PropertyViolation violation, String rendered, int shrinkRuns, List<List<Step>> path) {
+    public Failure {
+      path = path.stream().map(List::copyOf).toList();
+    }
+  }
 
   /** What a run found. */
   public record Report(int chainsRun, Optional<Failure> failure, Stats stats) {}
@@ -207,10 +219,34 @@ public final class PropertyRunner<S> {
     int[] runs = {0};
     List<Step> best = failing.executed();
     PropertyViolation bestViolation = failing.violation();
+    List<List<Step>> path = new ArrayList<>(List.of(best));
+    Set<List<Step>> rewritesTried = new HashSet<>();
     boolean progress = true;
     while (progress && runs[0] < config.maxShrinkRuns()) {
       progress = false;
-      // 1. Remove actions: big chunks first, then single steps.
+      // 1. The machine's rewrites first (cheap, and they make the chain shorter for what follows):
+      // each one kept that still fails on the property, until none is.
+      for (boolean rewritten = true; rewritten && runs[0] < config.maxShrinkRuns(); ) {
+        rewritten = false;
+        for (List<Step> candidate : machine.rewrites(List.copyOf(best))) {
+          if (runs[0] >= config.maxShrinkRuns()) {
+            break;
+          }
+          if (!rewritesTried.add(candidate)) {
+            continue;   // tried already, and it did not fail so
+          }
+          ChainResult r = tryCandidate(chainSeed, candidate, config.keepProperty() ? property : null, scratch, runs);
+          if (r != null && r.executed().size() <= best.size()) {
+            best = r.executed();
+            bestViolation = r.violation();
+            path.add(best);
+            rewritten = true;
+            progress = true;
+            break;
+          }
+        }
+      }
+      // 2. Remove actions: big chunks first, then single steps.
       for (int chunk = Math.max(1, best.size() / 2); chunk >= 1 && runs[0] < config.maxShrinkRuns(); chunk /= 2) {
         for (int from = 0; from + chunk <= best.size() && runs[0] < config.maxShrinkRuns(); ) {
           List<Step> candidate = new ArrayList<>(best.subList(0, from));
@@ -219,6 +255,7 @@ public final class PropertyRunner<S> {
           if (r != null) {
             best = r.executed();
             bestViolation = r.violation();
+            path.add(best);
             progress = true;
           } else {
             from++;
@@ -228,7 +265,7 @@ public final class PropertyRunner<S> {
           break;
         }
       }
-      // 2. Simplify parameters toward their minimum.
+      // 3. Simplify parameters toward their minimum.
       for (int s = 0; s < best.size() && runs[0] < config.maxShrinkRuns(); s++) {
         List<Param> params = byName.get(best.get(s).action()).params();
         for (int p = 0; p < params.size(); p++) {
@@ -248,6 +285,7 @@ public final class PropertyRunner<S> {
               if (r != null && r.executed().size() <= best.size()) {
                 best = r.executed();
                 bestViolation = r.violation();
+                path.add(best);
                 improved = true;
                 progress = true;
                 break;
@@ -259,7 +297,7 @@ public final class PropertyRunner<S> {
     }
     String rendered = render(config.seed(), index, chainSeed, failing.executed().size(), best, bestViolation, runs[0]);
     return new Failure(config.seed(), index, chainSeed, failing.executed(), List.copyOf(best), bestViolation, rendered,
-        runs[0]);
+        runs[0], path);
   }
 
   private ChainResult tryCandidate(long chainSeed, List<Step> candidate, String property, Stats scratch, int[] runs) {

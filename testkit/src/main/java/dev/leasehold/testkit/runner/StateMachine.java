@@ -24,6 +24,16 @@ public interface StateMachine<S> {
   /** Releases what {@link #setUp} opened; called after every chain, failed or not. */
   default void tearDown(S state) {}
 
+  /**
+   * Chains that mean nearly the same as {@code chain} and read simpler, for shrinking to try before
+   * it removes steps: for example two adjacent waits merged into one, or a pause of a party that
+   * holds nothing written as a plain wait. Shrinking keeps one only if it still fails on the same
+   * property and is no longer, so a rewrite that changed what mattered is simply not kept.
+   */
+  default List<List<Step>> rewrites(List<Step> chain) {
+    return List.of();
+  }
+
   /** Every outcome label the actions can produce, so the statistics can show what was never seen. */
   default List<String> expectedOutcomes() {
     return List.of();

@@ -200,4 +200,92 @@ class PropertyRunnerUnitTests {
     PropertyRunner.ChainResult r = new PropertyRunner<>(machine).replay(1, List.of(new Step("dec", new long[0])), new Stats());
     assertEquals(List.of(), r.executed());
   }
+
+  /**
+   * A clock: {@code wait} and {@code nap} both let time pass; the planted bug shows once 60 ms
+   * have passed. Its rewrites merge two adjacent waits and write a nap as a wait, as the black-box
+   * lane's merge ticks and write idle pauses as ticks.
+   */
+  static final class ClockMachine implements StateMachine<long[]> {
+    private final boolean rewrites;
+
+    ClockMachine(boolean rewrites) {
+      this.rewrites = rewrites;
+    }
+
+    @Override
+    public long[] setUp(long seed) {
+      return new long[1];
+    }
+
+    @Override
+    public List<ActionKind<long[]>> actions() {
+      return List.of(passing("wait"), passing("nap"));
+    }
+
+    private static ActionKind<long[]> passing(String name) {
+      return new ActionKind<>() {
+        public String name() {
+          return name;
+        }
+
+        public int weight() {
+          return 1;
+        }
+
+        public List<Param> params() {
+          return List.of(new Param("ms", 1, 40));
+        }
+
+        public boolean enabled(long[] clock, long[] args) {
+          return true;
+        }
+
+        public String run(long[] clock, long[] args) {
+          clock[0] += args[0];
+          return "ok";
+        }
+      };
+    }
+
+    @Override
+    public void checkInvariants(long[] clock) {
+      PropertyViolation.check(clock[0] < 60, "Early", "60 ms passed: " + clock[0]);
+    }
+
+    @Override
+    public List<List<Step>> rewrites(List<Step> chain) {
+      if (!rewrites) {
+        return List.of();
+      }
+      List<List<Step>> out = new ArrayList<>();
+      for (int i = 0; i + 1 < chain.size(); i++) {
+        if (chain.get(i).action().equals("wait") && chain.get(i + 1).action().equals("wait")) {
+          List<Step> merged = new ArrayList<>(chain.subList(0, i));
+          merged.add(new Step("wait", new long[] {chain.get(i).arg(0) + chain.get(i + 1).arg(0)}));
+          merged.addAll(chain.subList(i + 2, chain.size()));
+          out.add(merged);
+        }
+      }
+      for (int i = 0; i < chain.size(); i++) {
+        if (chain.get(i).action().equals("nap")) {
+          List<Step> asWait = new ArrayList<>(chain);
+          asWait.set(i, new Step("wait", chain.get(i).args()));
+          out.add(asWait);
+        }
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void shrinkingAppliesTheMachinesRewrites_untilTheChainIsOneWaitOfTheTimeThatMatters() {
+    List<Step> shrunk = new PropertyRunner<>(new ClockMachine(true)).printTo(s -> {})
+        .run(PropertyRunner.Config.of(3, 50, 12)).failure().orElseThrow().shrunk();
+    assertEquals(List.of(new Step("wait", new long[] {60})), shrunk);
+    // Without rewrites the same run leaves two steps: no single step of at most 40 ms fails.
+    List<Step> unrewritten = new PropertyRunner<>(new ClockMachine(false)).printTo(s -> {})
+        .run(PropertyRunner.Config.of(3, 50, 12)).failure().orElseThrow().shrunk();
+    assertEquals(2, unrewritten.size(), () -> "" + unrewritten);
+  }
 }
