@@ -81,23 +81,17 @@ public final class LeaseRunner {
     } catch (LeaseWatchdog.RegistrationRefusedException e) {
       return new LeaseResult.Failed<>(e, release(handle, false));
     }
+    // The grant may come back to a thread that gets to the work only after the lease's validity ran
+    // out (a long pause, a virtual thread resumed late): the work is then not run under it.
     LeaseState atStart = handle.state();
-    if (atStart != LeaseState.ACTIVE) {
-      // The grant came back, but this thread got to the work only after the lease's validity ran
-      // out (a long pause, a virtual thread resumed late): nothing may be done under it.
-      registration.cancel();
-      boolean ours = context.finish();
-      boolean restore = Thread.interrupted() && !ours;   // an interrupt from elsewhere is kept, as below
-      String reason = "lease " + atStart + " before the work began";
-      log.warn("{}: {}", reason, handle);
-      return new LeaseResult.LeaseLostDuringWork<>(atStart, reason, null, release(handle, restore));
-    }
     T value = null;
     Throwable failure = null;
-    try {
-      value = work.run(context);
-    } catch (Exception | Error e) {
-      failure = e;
+    if (atStart == LeaseState.ACTIVE) {
+      try {
+        value = work.run(context);
+      } catch (Exception | Error e) {
+        failure = e;
+      }
     }
     LeaseState atEnd = handle.state();
     registration.cancel();
@@ -107,6 +101,11 @@ public final class LeaseRunner {
     ReleaseOutcome release = release(handle, restore);
     if (failure instanceof Error error) {
       throw error;
+    }
+    if (atStart != LeaseState.ACTIVE) {
+      String reason = "lease " + atStart + " before the work began";
+      log.warn("{}: {}", reason, handle);
+      return new LeaseResult.LeaseLostDuringWork<>(atStart, reason, null, release);
     }
     Optional<LeaseWatchdog.LeaseLoss> loss = context.cancellation();
     if (loss.isPresent()) {
