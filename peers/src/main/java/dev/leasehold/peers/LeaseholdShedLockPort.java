@@ -35,6 +35,6 @@ public record LeaseholdShedLockPort() implements LockLibrary {
     RedisLeases leases = LeaseholdPort.connect(endpoint);
     AttemptWatch port = new AttemptWatch(leases.port());
     return new ShedLockClient(new LeaseholdLockProvider(port), LeaseholdLockProvider::fencingToken,
-        lock -> port.lastOwnership(), leases::close);
+        lock -> port.lastOwnership(), port::lastGrantReleased, leases::close);
   }
 }

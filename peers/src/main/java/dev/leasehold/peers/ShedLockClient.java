@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -16,7 +17,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 /**
  * A client of any ShedLock {@link LockProvider}, driven as ShedLock drives it: {@code lockAtMostFor}
  * is the TTL, {@code lockAtLeastFor} zero, renewing is {@code extend} (which ends the old lock object
- * either way), and since ShedLock's unlock reports nothing, every unlock counts as "released".
+ * either way). ShedLock's unlock reports nothing, so whether it released is the provider's to say
+ * from what it knows of itself.
  *
  * <p>This class is not threadsafe: the kit calls one method at a time.
  */
@@ -25,17 +27,20 @@ final class ShedLockClient implements LockClient {
   private final Supplier<OptionalLong> token;
   private final Function<SimpleLock, Optional<String>> holderOf;
   private final Runnable close;
+  private final BooleanSupplier unlockReleased;
   private final Map<String, SimpleLock> held = new HashMap<>();
 
   /**
    * @param token the token of the lock just taken, as the task would read it
    * @param holderOf the owner value a held lock (or null, none) puts on the server
+   * @param unlockReleased asked after an unlock: whether it released the lock
    */
   ShedLockClient(LockProvider provider, Supplier<OptionalLong> token, Function<SimpleLock, Optional<String>> holderOf,
-      Runnable close) {
+      BooleanSupplier unlockReleased, Runnable close) {
     this.provider = provider;
     this.token = token;
     this.holderOf = holderOf;
+    this.unlockReleased = unlockReleased;
     this.close = close;
   }
 
@@ -68,7 +73,7 @@ final class ShedLockClient implements LockClient {
       return false;
     }
     lock.unlock();
-    return true;
+    return unlockReleased.getAsBoolean();
   }
 
   @Override

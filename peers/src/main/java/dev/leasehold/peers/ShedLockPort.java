@@ -38,8 +38,9 @@ public record ShedLockPort(boolean safeUpdate) implements LockLibrary {
   @Override public LockClient connect(Endpoint endpoint) {
     LettuceConnectionFactory factory = SpringDataRedis.connect(endpoint);
     RedisLockProvider provider = new RedisLockProvider.Builder(factory).safeUpdate(safeUpdate).build();
+    // Its unlock says nothing of what it did: every unlock counts as "released".
     return new ShedLockClient(provider, OptionalLong::empty, lock -> Optional.ofNullable(lock).map(ShedLockPort::value),
-        factory::destroy);
+        () -> true, factory::destroy);
   }
 
   private static String value(SimpleLock lock) {

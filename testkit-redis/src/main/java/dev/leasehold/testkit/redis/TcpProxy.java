@@ -36,6 +36,7 @@ public final class TcpProxy implements AutoCloseable {
   private final List<Link> links = new CopyOnWriteArrayList<>();
   private final AtomicInteger accepted = new AtomicInteger();
   private final AtomicLong droppedReplyBytes = new AtomicLong();
+  private final AtomicLong repliesRead = new AtomicLong();
   private final Thread acceptor;
   private volatile boolean closed;
   private volatile long latencyNanos;
@@ -75,6 +76,14 @@ public final class TcpProxy implements AutoCloseable {
   /** The reply bytes discarded by {@link #dropReplies} so far: evidence that a drop met a reply. */
   public long droppedReplyBytes() {
     return droppedReplyBytes.get();
+  }
+
+  /**
+   * The reply chunks read from the server so far, whether forwarded yet or not: evidence that the
+   * server has run a command sent before.
+   */
+  public long repliesRead() {
+    return repliesRead.get();
   }
 
   /** Adds {@code ms} before every chunk is forwarded, both ways. */
@@ -229,7 +238,11 @@ public final class TcpProxy implements AutoCloseable {
       return () -> {
         awaitOpen();
         int n = server.getInputStream().read(buf);
-        return n < 0 ? Chunk.END : new Chunk(Arrays.copyOf(buf, n), System.nanoTime());
+        if (n < 0) {
+          return Chunk.END;
+        }
+        repliesRead.incrementAndGet();
+        return new Chunk(Arrays.copyOf(buf, n), System.nanoTime());
       };
     }
 

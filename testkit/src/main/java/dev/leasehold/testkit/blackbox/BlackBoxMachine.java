@@ -1,5 +1,6 @@
 package dev.leasehold.testkit.blackbox;
 
+import dev.leasehold.testkit.blackbox.LaneAction.Delayed;
 import dev.leasehold.testkit.blackbox.LaneAction.LoseReply;
 import dev.leasehold.testkit.blackbox.LaneAction.Pause;
 import dev.leasehold.testkit.blackbox.LaneAction.Release;
@@ -15,6 +16,9 @@ import dev.leasehold.testkit.runner.Step;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
 import java.util.function.Function;
 
 /**
@@ -50,7 +54,7 @@ final class BlackBoxMachine implements StateMachine<LaneWorld> {
   public LaneWorld setUp(long seed) {
     flush.run();
     try {
-      return new LaneWorld(library, server, redisPort, CLIENTS, commandTimeout, judge);
+      return new LaneWorld(library, server, redisPort, CLIENTS, commandTimeout, maxTtlMs, judge);
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
@@ -68,15 +72,90 @@ final class BlackBoxMachine implements StateMachine<LaneWorld> {
     // holder's lease (a watchdog's too) often runs out while it cannot renew.
     Param tickMs = new Param("ms", 10, maxTickMs());
     Param pauseMs = new Param("ms", 10, maxPauseMs());
+    // Reply delays as long as ticks: a lock set just before one often runs out during it.
+    Param delayMs = new Param("ms", 10, maxTickMs());
     return List.of(
         kind("tryAcquire", 12, List.of(client, ttlMs), a -> new TryAcquire((int) a[0], a[1])),
         kind("replay", 8, List.of(client, ttlMs), a -> new Replay((int) a[0], a[1])),
-        kind("renew", 8, List.of(client, ttlMs), a -> new Renew((int) a[0], a[1])),
-        kind("release", 3, List.of(client), a -> new Release((int) a[0])),
+        kind("renew", 8, List.of(client, ttlMs), a -> new Renew((int) a[0], a[1]), outlivedClient()),
+        kind("release", 5, List.of(client), a -> new Release((int) a[0]), outlivedClient()),
         kind("state", 8, List.of(client), a -> new State((int) a[0])),
-        kind("tick", 6, List.of(tickMs), a -> new Tick(a[0])),
+        kind("tick", 8, List.of(tickMs), a -> new Tick(a[0]), nearExpiry(0, -60, 30)),
         kind("pause", 4, List.of(client, pauseMs), a -> new Pause((int) a[0], a[1])),
-        kind("loseReply", 2, List.of(client), a -> new LoseReply((int) a[0])));
+        kind("loseReply", 2, List.of(client), a -> new LoseReply((int) a[0])),
+        kind("delayedAcquire", 3, List.of(client, ttlMs, delayMs), a -> new Delayed(new TryAcquire((int) a[0], a[1]), a[2]),
+            grantOutlivesReply(ttlMs)),
+        kind("delayedRenew", 3, List.of(client, ttlMs, delayMs), a -> new Delayed(new Renew((int) a[0], a[1]), a[2]),
+            delayNearExpiry(2)),
+        kind("delayedRelease", 4, List.of(client, delayMs), a -> new Delayed(new Release((int) a[0]), a[1]),
+            delayNearExpiry(1)));
+  }
+
+  /**
+   * Three times in four, when the lock on the server runs out within a reply delay's range and the
+   * other client could try meanwhile, a call of its holder with a delay (parameter {@code msIndex})
+   * that the lock runs out during (5 to 60 ms before it ends): the call's first command meets the
+   * holder's own lock, a second one may meet the other client's. Uniform otherwise.
+   */
+  private Generator delayNearExpiry(int msIndex) {
+    return (world, random, uniform) -> {
+      OptionalLong left = world.lockMsLeft();
+      OptionalInt holder = world.serverHolder();
+      long room = maxTickMs() - (left.isPresent() ? left.getAsLong() : maxTickMs());
+      if (holder.isPresent() && world.canContend(holder.getAsInt()) && room > 5 && random.nextInt(4) > 0) {
+        uniform[0] = holder.getAsInt();
+        uniform[msIndex] = left.getAsLong() + random.nextLong(5, Math.min(60, room) + 1);
+      }
+      return uniform;
+    };
+  }
+
+  /**
+   * Half the time, an acquire whose grant runs out while its reply is held (the delay 5 to 60 ms
+   * longer than the TTL): the client learns of a grant the other client may already hold.
+   */
+  private Generator grantOutlivesReply(Param ttlMs) {
+    return (world, random, uniform) -> {
+      long longest = maxTickMs() - 60;
+      if (longest > ttlMs.min() && random.nextBoolean()) {
+        uniform[1] = random.nextLong(ttlMs.min(), longest + 1);
+        uniform[2] = uniform[1] + random.nextLong(5, 61);
+      }
+      return uniform;
+    };
+  }
+
+  /**
+   * Three times in four, the client (parameter 0) is one whose grant the lock on the server no
+   * longer is, if there is one: a release or renew then meets another client's lock, or a free key.
+   */
+  private static Generator outlivedClient() {
+    return (world, random, uniform) -> {
+      OptionalInt outlived = world.outlivedHolder();
+      if (outlived.isPresent() && random.nextInt(4) > 0) {
+        uniform[0] = outlived.getAsInt();
+      }
+      return uniform;
+    };
+  }
+
+  /**
+   * Half the time, the time parameter at {@code index} ends near the instant the lock now on the
+   * server runs out (between {@code fromMs} and {@code toMs} after it), where timing defects live: a
+   * tick that lets a grant run out just before another client asks, or one that leaves its holder a
+   * few ms. Uniform otherwise, and when nothing is held.
+   */
+  private static Generator nearExpiry(int index, long fromMs, long toMs) {
+    return (world, random, uniform) -> {
+      OptionalLong left = world.lockMsLeft();
+      if (left.isPresent() && random.nextBoolean()) {
+        long near = left.getAsLong() + random.nextLong(fromMs, toMs + 1);
+        if (near >= 10) {
+          uniform[index] = near;
+        }
+      }
+      return uniform;
+    };
   }
 
   private long maxTickMs() {
@@ -139,12 +218,28 @@ final class BlackBoxMachine implements StateMachine<LaneWorld> {
 
   private static ActionKind<LaneWorld> kind(String name, int weight, List<Param> params,
       Function<long[], LaneAction> decode) {
-    return new Kind(name, weight, params, decode);
+    return kind(name, weight, params, decode, (world, random, uniform) -> uniform);
+  }
+
+  private static ActionKind<LaneWorld> kind(String name, int weight, List<Param> params,
+      Function<long[], LaneAction> decode, Generator generator) {
+    return new Kind(name, weight, params, decode, generator);
+  }
+
+  /** Generates a step's parameters from uniform ones and what the chain's world shows. */
+  @FunctionalInterface
+  private interface Generator {
+    long[] generate(LaneWorld world, SplittableRandom random, long[] uniform);
   }
 
   /** A step kind: its parameters are decoded once into the typed action the world runs. */
-  private record Kind(String name, int weight, List<Param> params, Function<long[], LaneAction> decode)
-      implements ActionKind<LaneWorld> {
+  private record Kind(String name, int weight, List<Param> params, Function<long[], LaneAction> decode,
+      Generator generator) implements ActionKind<LaneWorld> {
+    @Override
+    public long[] generate(LaneWorld world, SplittableRandom random) {
+      return generator.generate(world, random, ActionKind.super.generate(world, random));
+    }
+
     @Override
     public boolean enabled(LaneWorld world, long[] args) {
       return world.enabled(decode.apply(args));

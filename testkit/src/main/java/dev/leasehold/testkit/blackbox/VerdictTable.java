@@ -33,15 +33,17 @@ public final class VerdictTable {
       b.append("- ").append(p.name()).append(": ").append(p.reach()).append('\n');
     }
     b.append("\nWhat the steps met (outcomes counted over every chain):\n\n");
-    b.append("| library | chains | steps | grants | of them replays | renewals | released | lost replies | pauses while holding |\n");
-    b.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    b.append("| library | chains | steps | grants | of them replays | renewals | released | lost replies | delayed calls | pauses while holding |\n");
+    b.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (Verdict v : verdicts) {
       b.append("| ").append(v.library()).append(" | ").append(v.chains()).append(" | ").append(v.steps())
-          .append(" | ").append(count(v.outcomes(), "tryAcquire:acquired") + count(v.outcomes(), "replay:acquired"))
+          .append(" | ").append(count(v.outcomes(), "tryAcquire:acquired") + count(v.outcomes(), "replay:acquired")
+              + count(v.outcomes(), "delayedAcquire:acquired"))
           .append(" | ").append(count(v.outcomes(), "replay:acquired"))
-          .append(" | ").append(count(v.outcomes(), "renew:renewed"))
-          .append(" | ").append(count(v.outcomes(), "release:released"))
+          .append(" | ").append(count(v.outcomes(), "renew:renewed") + count(v.outcomes(), "delayedRenew:renewed"))
+          .append(" | ").append(count(v.outcomes(), "release:released") + count(v.outcomes(), "delayedRelease:released"))
           .append(" | ").append(count(v.outcomes(), "-after-lost-reply"))
+          .append(" | ").append(count(v.outcomes(), "-after-delayed-reply"))
           .append(" | ").append(count(v.outcomes(), "pause:paused-holding")).append(" |\n");
     }
     for (Verdict v : verdicts) {

@@ -42,7 +42,13 @@ class BlackBoxPropertiesIntegrationTests {
           List.of("tryAcquire(client=0, ttlMs=80)", "tick(ms=150)", "tryAcquire(client=1, ttlMs=400)",
               "renew(client=0, ttlMs=80)")),
       Flaw.SENDS_AFTER_RELEASE, new Case(BlackBoxProperty.NoSendAfterEnd,
-          List.of("tryAcquire(client=0, ttlMs=300)", "release(client=0)", "tick(ms=200)")));
+          List.of("tryAcquire(client=0, ttlMs=300)", "release(client=0)", "tick(ms=200)")),
+      // The release's GET is answered 150 ms late and its DEL goes after: the lock ran out in
+      // between, and client 1, trying meanwhile, was granted it.
+      Flaw.CHECK_THEN_DEL, new Case(BlackBoxProperty.MutualExclusion,
+          List.of("tryAcquire(client=0, ttlMs=100)", "tick(ms=60)", "delayedRelease(client=0, ms=150)")),
+      Flaw.VALIDITY_FROM_REPLY, new Case(BlackBoxProperty.ValidityWithinServerLease,
+          List.of("delayedAcquire(client=0, ttlMs=300, ms=100)")));
 
   record Case(BlackBoxProperty property, List<String> steps) {}
 

@@ -26,7 +26,11 @@ record ToyLock(Flaw flaw) implements LockLibrary {
     /** A plain DEL, then "not held" when the value was not ours: it deletes whatever is there. */
     UNLOCK_WITHOUT_COMPARE_SAYS_NOT_HELD,
     /** A renew that sets the TTL on whatever holds the key, shortening another client's lock. */
-    RENEW_WITHOUT_COMPARE
+    RENEW_WITHOUT_COMPARE,
+    /** A GET, then a DEL in a second round trip when the value was ours: the lock may change between. */
+    CHECK_THEN_DEL,
+    /** The client's deadline counted from the reply instead of the send. */
+    VALIDITY_FROM_REPLY
   }
 
   static final String COMPARE_DEL = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
@@ -75,9 +79,10 @@ record ToyLock(Flaw flaw) implements LockLibrary {
           }
           return new Grant.NotAcquired();
         }
+        long from = flaw == Flaw.VALIDITY_FROM_REPLY ? System.nanoTime() : start;
         long token = flaw == Flaw.TOKEN_GOES_BACK ? 1 : redis.incr(key(resource) + ":fence");
         long believed = flaw == Flaw.BELIEF_TOO_LONG ? ttl.toNanos() * 2 : ttl.toNanos() - 10_000_000L;
-        deadline = start + believed;
+        deadline = from + believed;
         return new Grant.Acquired(ttl, OptionalLong.of(token));
       }
 
@@ -105,6 +110,13 @@ record ToyLock(Flaw flaw) implements LockLibrary {
         if (flaw == Flaw.UNLOCK_WITHOUT_COMPARE) {
           redis.del(key(resource));
           return true;
+        }
+        if (flaw == Flaw.CHECK_THEN_DEL) {
+          boolean ours = id.equals(redis.get(key(resource)));
+          if (ours) {
+            redis.del(key(resource));
+          }
+          return ours;
         }
         if (flaw == Flaw.UNLOCK_WITHOUT_COMPARE_SAYS_NOT_HELD) {
           String held = redis.get(key(resource));
